@@ -1,0 +1,48 @@
+"""The system model of Akita: VMs, vCPUs, hosts, exact analysis, packing.
+
+Everything here is exact: times are integer nanoseconds, utilizations and the
+virtual-deadline factor ``x`` are :class:`fractions.Fraction`.
+"""
+
+from .admission_tests import ADMISSION_TESTS, DEFAULT_TEST, AdmissionTest
+from .criticality import Criticality
+from .duration import format_duration, parse_duration
+from .edf import edf_test
+from .edf_vd import edf_vd_test
+from .errors import DurationError, HostFileError, ModelError
+from .first_fit import FirstFit, PCPULoad, Placement, VMPlacement, first_fit
+from .host import Host
+from .host_file import dumps_host, load_host, loads_host
+from .presets import PRESETS, Preset
+from .utilization import UtilizationSums
+from .verdict import SchedulabilityVerdict
+from .vm import VCPU, VM
+
+__all__ = [
+    "ADMISSION_TESTS",
+    "DEFAULT_TEST",
+    "AdmissionTest",
+    "Criticality",
+    "DurationError",
+    "FirstFit",
+    "Host",
+    "HostFileError",
+    "ModelError",
+    "PCPULoad",
+    "PRESETS",
+    "Placement",
+    "Preset",
+    "SchedulabilityVerdict",
+    "UtilizationSums",
+    "VCPU",
+    "VM",
+    "VMPlacement",
+    "dumps_host",
+    "edf_test",
+    "edf_vd_test",
+    "first_fit",
+    "format_duration",
+    "load_host",
+    "loads_host",
+    "parse_duration",
+]

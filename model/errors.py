@@ -1,0 +1,73 @@
+"""Typed errors of the model.
+
+Every error names *where* the problem is (the host file, the VM, the field),
+*what* was found and *what* was expected, so that a command-line front end can
+print it on one line and a library caller can inspect it.  All of them
+subclass :class:`ValueError`: bad input is a bad value.
+"""
+
+from __future__ import annotations
+
+__all__ = ["ModelError", "DurationError", "HostFileError"]
+
+
+class ModelError(ValueError):
+    """A value of the model is not what a rule of the model requires.
+
+    :param field: the offending field, as it is spelled in a host file
+        (``"c_pes"``, ``"host.pcpus"``).
+    :param value: the value that was given, as given.
+    :param expected: what the rule expects, in words.
+    :param vm: the name of the VM the field belongs to, if any.
+    :param path: the host file, once the error is known to come from one.
+    """
+
+    def __init__(
+        self,
+        field: str,
+        value: object,
+        expected: str,
+        *,
+        vm: str | None = None,
+        path: str | None = None,
+    ) -> None:
+        self.field = field
+        self.value = value
+        self.expected = expected
+        self.vm = vm
+        self.path = path
+        super().__init__(self._message())
+
+    def _message(self) -> str:
+        where = []
+        if self.path is not None:
+            where.append(self.path)
+        if self.vm is not None:
+            where.append(f"vm {self.vm!r}")
+        where.append(f"field {self.field!r}")
+        return f"{': '.join(where)}: expected {self.expected}, got {self.value!r}"
+
+    def located(self, *, vm: str | None = None, path: str | None = None) -> "ModelError":
+        """The same error, with the VM and/or file filled in where still unknown."""
+        return type(self)(
+            self.field,
+            self.value,
+            self.expected,
+            vm=self.vm if self.vm is not None else vm,
+            path=self.path if self.path is not None else path,
+        )
+
+    def __reduce__(self):  # keep keyword-only arguments through pickling
+        return (_rebuild, (type(self), self.field, self.value, self.expected, self.vm, self.path))
+
+
+def _rebuild(cls, field, value, expected, vm, path):
+    return cls(field, value, expected, vm=vm, path=path)
+
+
+class DurationError(ModelError):
+    """A duration is not an exact, unit-bearing number of nanoseconds."""
+
+
+class HostFileError(ModelError):
+    """A host file cannot be read or is not shaped as the format requires."""

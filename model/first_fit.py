@@ -1,0 +1,152 @@
+"""The first-fit CPU picker (rule R12).
+
+Akita paper, Section 3.6: "For each vCPU, our CPU picker assigns the vCPU to
+the first CPU core that can accommodate the vCPU.  If the pCPU picker fails
+to find an appropriate pCPU for a vCPU, Akita simply notifies the cloud
+provider."  We make precise what the paper leaves open:
+
+* VMs are offered in order; each vCPU of a VM goes to the lowest-indexed
+  pCPU that still passes the host's admission test with it added.  vCPUs of
+  one VM may share a pCPU (first fit is per vCPU, as in the paper).
+* Admission is **all or nothing** per VM: if one vCPU fits nowhere, the
+  vCPUs of that VM already placed are taken back, the host is exactly as
+  before, and the next VM is still offered.
+* Each pCPU keeps its exact ``(U1, U2, U3)``, so testing "pCPU plus one
+  vCPU" is O(1), and a slack tree skips pCPUs that cannot take the vCPU.
+
+HI vCPUs never migrate once placed (R12); the picker never moves a placed
+vCPU.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import attrs
+
+from ._slack_tree import SlackTree
+from .admission_tests import ADMISSION_TESTS, AdmissionTest
+from .host import Host
+from .utilization import UtilizationSums
+from .verdict import SchedulabilityVerdict
+from .vm import VCPU, VM
+
+__all__ = ["VMPlacement", "PCPULoad", "Placement", "FirstFit", "first_fit"]
+
+
+@attrs.frozen
+class VMPlacement:
+    """The picker's answer for one VM.
+
+    :param pcpus: the pCPU of each vCPU, in vCPU order; empty if rejected.
+    :param reason: why the VM was rejected; ``None`` if admitted.
+    """
+
+    vm: VM
+    pcpus: tuple[int, ...]
+    reason: str | None
+
+    @property
+    def admitted(self) -> bool:
+        return self.reason is None
+
+
+@attrs.frozen
+class PCPULoad:
+    """One pCPU after placement: its vCPUs and the test's verdict on them."""
+
+    index: int
+    vcpus: tuple[VCPU, ...]
+    verdict: SchedulabilityVerdict
+
+
+@attrs.frozen
+class Placement:
+    """The outcome of offering a host's VMs to first fit."""
+
+    test: str
+    vms: tuple[VMPlacement, ...]
+    pcpus: tuple[PCPULoad, ...]
+
+    @property
+    def admitted(self) -> bool:
+        """Whether every VM was admitted."""
+        return all(vm.admitted for vm in self.vms)
+
+    def of(self, name: str) -> VMPlacement:
+        """The placement of the VM called *name*."""
+        for placement in self.vms:
+            if placement.vm.name == name:
+                return placement
+        raise KeyError(name)
+
+
+class FirstFit:
+    """An incremental first-fit picker over ``pcpus`` pCPUs.
+
+    Offer VMs one at a time with :meth:`offer`; read the state with
+    :meth:`placement`.  The cost of one offer is that of the pCPUs actually
+    tested, each in O(1).
+    """
+
+    def __init__(self, pcpus: int, test: str | AdmissionTest = "edf-vd") -> None:
+        self._test_name = test if isinstance(test, str) else getattr(test, "__name__", "custom")
+        self._test = ADMISSION_TESTS[test] if isinstance(test, str) else test
+        self._sums = [UtilizationSums()] * pcpus
+        self._vcpus: list[list[VCPU]] = [[] for _ in range(pcpus)]
+        self._tree = SlackTree(pcpus)
+        self._results: list[VMPlacement] = []
+
+    def offer(self, vm: VM) -> VMPlacement:
+        """Place every vCPU of *vm*, or none of them; record and return the answer."""
+        placed: list[tuple[int, UtilizationSums]] = []  # (pCPU, its sums before)
+        for vcpu in vm.all_vcpus():
+            index = self._tree.first(vm.u_opt, vm.u_pes, self._accepts(vcpu))
+            if index is None:
+                for where, before in reversed(placed):
+                    self._set(where, before)
+                result = VMPlacement(vm, (), self._rejection(vcpu))
+                self._results.append(result)
+                return result
+            placed.append((index, self._sums[index]))
+            self._set(index, self._sums[index].plus(vcpu))
+        for vcpu, (index, _) in zip(vm.all_vcpus(), placed):
+            self._vcpus[index].append(vcpu)
+        result = VMPlacement(vm, tuple(index for index, _ in placed), None)
+        self._results.append(result)
+        return result
+
+    def placement(self) -> Placement:
+        """The VMs offered so far and the pCPUs as they stand."""
+        pcpus = tuple(
+            PCPULoad(i, tuple(vcpus), self._test(sums))
+            for i, (vcpus, sums) in enumerate(zip(self._vcpus, self._sums))
+        )
+        return Placement(self._test_name, tuple(self._results), pcpus)
+
+    def _accepts(self, vcpu: VCPU):
+        def accepts(index: int) -> bool:
+            return self._test(self._sums[index].plus(vcpu)).schedulable
+
+        return accepts
+
+    def _set(self, index: int, sums: UtilizationSums) -> None:
+        self._sums[index] = sums
+        self._tree.set(index, 1 - sums.lo_mode, 1 - sums.hi_hi)
+
+    def _rejection(self, vcpu: VCPU) -> str:
+        vm = vcpu.vm
+        load = f"C_opt/T = {vm.u_opt}" + (f", C_pes/T = {vm.u_pes}" if vm.is_hi else "")
+        given_back = f"; its {vcpu.index} placed vCPU(s) were taken back" if vcpu.index else ""
+        return (
+            f"vCPU {vcpu.name} ({vm.criticality}, {load}) passes the {self._test_name} test "
+            f"on none of the {len(self._sums)} pCPUs{given_back}"
+        )
+
+
+def first_fit(host: Host, vms: Iterable[VM] | None = None) -> Placement:
+    """Offer *vms* (default: the host's, in order) to first fit on *host*."""
+    picker = FirstFit(host.pcpus, host.test)
+    for vm in host.vms if vms is None else vms:
+        picker.offer(vm)
+    return picker.placement()

@@ -1,0 +1,169 @@
+"""The host file: TOML in, :class:`~.host.Host` out, and back.
+
+The format (documented in ``docs/host-file.rst``)::
+
+    [host]
+    pcpus = 2            # >= 1
+    test = "edf-vd"      # admission test; default "edf-vd"
+
+    [[vm]]
+    name = "memcached"   # unique
+    type = "Type1"       # optional Table 1 preset; explicit keys override it
+    vcpus = 1            # default 1
+
+    [[vm]]
+    name = "batch"
+    criticality = "LO"   # "HI" | "LO"
+    period = "100ms"
+    c_opt = "25ms"
+    # c_pes = "..."      # required for HI, refused for LO
+
+Reading is strict: unknown keys, missing keys and values of the wrong kind
+are refused with a :class:`~.errors.ModelError` that names the file, the VM
+and the field.  A preset fills in criticality, period and budgets; if an
+explicit ``criticality = "LO"`` overrides a HI preset, the preset's
+``c_pes`` is dropped with it (a LO VM has none).
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from typing import Any
+
+import tomli_w
+
+from .admission_tests import DEFAULT_TEST
+from .criticality import Criticality
+from .duration import format_duration, parse_duration
+from .errors import HostFileError, ModelError
+from .host import Host
+from .presets import PRESETS
+from .vm import VM
+
+__all__ = ["load_host", "loads_host", "dumps_host"]
+
+_TOP_KEYS = ("host", "vm")
+_HOST_KEYS = ("pcpus", "test")
+_VM_KEYS = ("name", "type", "vcpus", "criticality", "period", "c_opt", "c_pes")
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "nothing"
+
+
+_MISSING = _Missing()
+
+
+def load_host(path: str | os.PathLike[str]) -> Host:
+    """Read the host file at *path*.
+
+    :raises ModelError: (a :class:`HostFileError` for I/O and TOML syntax)
+        carrying the path, the VM and the field.
+    """
+    shown = os.fspath(path)
+    try:
+        with open(path, "rb") as stream:
+            data = stream.read()
+    except OSError as error:
+        raise HostFileError("file", shown, f"a readable file ({error.strerror})", path=shown) from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise HostFileError("file", shown, "UTF-8 text", path=shown) from None
+    return loads_host(text, path=shown)
+
+
+def loads_host(text: str, *, path: str = "<string>") -> Host:
+    """Read a host file's *text*; *path* is only used in error messages."""
+    try:
+        document = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise HostFileError("toml", str(error), "valid TOML", path=path) from None
+    try:
+        return _host(document)
+    except ModelError as error:
+        raise error.located(path=path) from None
+
+
+def dumps_host(host: Host) -> str:
+    """Write *host* as a host file; ``loads_host(dumps_host(h)) == h``."""
+    document: dict[str, Any] = {"host": {"pcpus": host.pcpus, "test": host.test}}
+    vms = []
+    for vm in host.vms:
+        entry: dict[str, Any] = {"name": vm.name}
+        if vm.preset is not None:
+            entry["type"] = vm.preset
+        entry["criticality"] = vm.criticality.value
+        entry["period"] = format_duration(vm.period)
+        entry["c_opt"] = format_duration(vm.c_opt)
+        if vm.c_pes is not None:
+            entry["c_pes"] = format_duration(vm.c_pes)
+        entry["vcpus"] = vm.vcpus
+        vms.append(entry)
+    if vms:
+        document["vm"] = vms
+    return tomli_w.dumps(document)
+
+
+def _unknown_keys(table: dict, allowed: tuple[str, ...], where: str, vm: str | None) -> None:
+    for key in table:
+        if key not in allowed:
+            field = f"{where}.{key}" if where else key
+            raise ModelError(field, key, f"a known key ({', '.join(allowed)})", vm=vm)
+
+
+def _host(document: dict) -> Host:
+    _unknown_keys(document, _TOP_KEYS, "", None)
+    section = document.get("host", _MISSING)
+    if not isinstance(section, dict):
+        raise ModelError("host", section, "a [host] table")
+    _unknown_keys(section, _HOST_KEYS, "host", None)
+    pcpus = section.get("pcpus", _MISSING)
+    if not isinstance(pcpus, int) or isinstance(pcpus, bool):
+        raise ModelError("host.pcpus", pcpus, "an integer >= 1")
+    test = section.get("test", DEFAULT_TEST)
+    entries = document.get("vm", [])
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        raise ModelError("vm", entries, "[[vm]] tables")
+    vms = tuple(_vm(entry, position) for position, entry in enumerate(entries, start=1))
+    return Host(pcpus=pcpus, vms=vms, test=test)
+
+
+def _vm(entry: dict, position: int) -> VM:
+    name = entry.get("name", _MISSING)
+    if not isinstance(name, str):
+        raise ModelError("name", name, f"a name for the VM at position {position}")
+    _unknown_keys(entry, _VM_KEYS, "", name)
+    fields: dict[str, Any] = {}
+    preset_name = entry.get("type")
+    if preset_name is not None:
+        preset = PRESETS.get(preset_name) if isinstance(preset_name, str) else None
+        if preset is None:
+            raise ModelError("type", preset_name, f"one of {', '.join(PRESETS)}", vm=name)
+        fields = {
+            "criticality": preset.criticality,
+            "period": preset.period,
+            "c_opt": preset.c_opt,
+            "c_pes": preset.c_pes,
+        }
+    if "criticality" in entry:
+        value = entry["criticality"]
+        if value not in ("HI", "LO"):
+            raise ModelError("criticality", value, "'HI' or 'LO'", vm=name)
+        fields["criticality"] = Criticality(value)
+        if fields["criticality"] is Criticality.LO:
+            fields["c_pes"] = None
+    for key in ("period", "c_opt", "c_pes"):
+        if key in entry:
+            fields[key] = parse_duration(entry[key], field=key, vm=name)
+    for key in ("criticality", "period", "c_opt"):
+        if key not in fields:
+            raise ModelError(key, _MISSING, f"a value for {key!r} (or a 'type' preset)", vm=name)
+    if fields["criticality"] is Criticality.HI and fields.get("c_pes") is None:
+        raise ModelError("c_pes", _MISSING, "a pessimistic budget for a HI VM", vm=name)
+    vcpus = entry.get("vcpus", 1)
+    if not isinstance(vcpus, int) or isinstance(vcpus, bool):
+        raise ModelError("vcpus", vcpus, "an integer >= 1", vm=name)
+    return VM(name=name, vcpus=vcpus, preset=preset_name, **fields)
