@@ -1,7 +1,8 @@
 """Durations: exact integer nanoseconds, written with a unit.
 
 The model keeps every instant and every duration as an integer number of
-nanoseconds (DESIGN.md, "Exactness").  Host files write them as a decimal
+nanoseconds, so that no rounding enters an admission decision or a
+scheduling order.  Host files write them as a decimal
 number followed by a unit (``"25ms"``, ``"250us"``, ``"1.5ms"``, ``"2s"``,
 ``"100ns"``).  Parsing is exact: the decimal is read as a
 :class:`~fractions.Fraction`, scaled, and must land on a whole nanosecond.
@@ -29,10 +30,8 @@ def parse_duration(text: object, *, field: str = "duration", vm: str | None = No
 
     >>> parse_duration("1.5ms")
     1500000
-    >>> parse_duration("100")
-    Traceback (most recent call last):
-    ...
-    model.errors.DurationError: field 'duration': expected a duration such as '25ms': ...
+
+    ``parse_duration("100")`` raises: a bare number has no unit.
 
     :raises DurationError: if *text* is not a string, has no unit or an
         unknown one, is negative, or is not a whole number of nanoseconds.

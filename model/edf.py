@@ -23,9 +23,9 @@ from __future__ import annotations
 from fractions import Fraction
 
 from .utilization import UtilizationSums
-from .verdict import SchedulabilityVerdict
+from .verdict import Capacity, SchedulabilityVerdict
 
-__all__ = ["edf_test"]
+__all__ = ["edf_test", "edf_capacity"]
 
 _ONE = Fraction(1)
 
@@ -35,10 +35,18 @@ def edf_test(sums: UtilizationSums) -> SchedulabilityVerdict:
     lo_mode, u3 = sums.lo_mode, sums.hi_hi
     if lo_mode > 1:
         return SchedulabilityVerdict(
-            "edf", False, sums, _ONE, f"LO mode: U1 + U2 = {lo_mode} > 1"
+            "edf", False, sums, _ONE, "LO mode: U1 + U2 = {lo_mode} > 1"
         )
     if u3 > 1:
-        return SchedulabilityVerdict("edf", False, sums, _ONE, f"HI mode: U3 = {u3} > 1")
+        return SchedulabilityVerdict("edf", False, sums, _ONE, "HI mode: U3 = {u3} > 1")
     return SchedulabilityVerdict(
-        "edf", True, sums, _ONE, f"U1 + U2 = {lo_mode} <= 1 and U3 = {u3} <= 1, x = 1"
+        "edf", True, sums, _ONE, "U1 + U2 = {lo_mode} <= 1 and U3 = {u3} <= 1, x = 1"
     )
+
+
+def edf_capacity(sums: UtilizationSums) -> Capacity:
+    """How much more a pCPU can take: a LO vCPU of ``u`` fits iff
+    ``u <= 1 - U1 - U2`` (when ``U3 <= 1``); a HI vCPU ``(a, b)`` needs
+    ``b <= 1 - U3`` (and ``a <= 1 - U1 - U2``)."""
+    lo = 1 - sums.lo_mode if sums.hi_hi <= 1 else min(1 - sums.lo_mode, Fraction(0))
+    return Capacity(lo=lo, hi=1 - sums.hi_hi)

@@ -8,9 +8,9 @@ Akita paper as Eq. (4) and condition (6):
 * if ``U1 + U3 <= 1`` the pCPU is schedulable by plain EDF and ``x = 1``;
 * otherwise, if ``U1 < 1``, let ``x = U2 / (1 - U1)``; the pCPU is
   schedulable iff ``x * U1 + U3 <= 1``;
-* otherwise (``U1 >= 1`` with HI load present) it is not schedulable, and no
-  ``x`` is defined.  The denominator ``1 - U1`` is never zero where it is
-  used.
+* otherwise (``U1 >= 1``, and so ``U1 + U3 > 1``) it is not schedulable,
+  and no ``x`` is defined.  The denominator ``1 - U1`` is never zero where
+  it is used.
 
 HI vCPUs then run with virtual deadlines ``release + x * T`` in LO mode.
 Arithmetic is exact (:class:`~fractions.Fraction`): the boundary
@@ -22,9 +22,9 @@ from __future__ import annotations
 from fractions import Fraction
 
 from .utilization import UtilizationSums
-from .verdict import SchedulabilityVerdict
+from .verdict import Capacity, SchedulabilityVerdict
 
-__all__ = ["edf_vd_test"]
+__all__ = ["edf_vd_test", "edf_vd_capacity"]
 
 _ONE = Fraction(1)
 
@@ -34,18 +34,41 @@ def edf_vd_test(sums: UtilizationSums) -> SchedulabilityVerdict:
     u1, u2, u3 = sums.lo_lo, sums.hi_lo, sums.hi_hi
     if u1 + u3 <= 1:
         return SchedulabilityVerdict(
-            "edf-vd", True, sums, _ONE, f"U1 + U3 = {u1} + {u3} <= 1: plain EDF suffices, x = 1"
+            "edf-vd", True, sums, _ONE, "U1 + U3 = {u1} + {u3} <= 1: plain EDF suffices, x = 1"
         )
     if u1 >= 1:
         return SchedulabilityVerdict(
-            "edf-vd", False, sums, None, f"U1 = {u1} >= 1 with HI load U3 = {u3} > 0"
+            "edf-vd", False, sums, None, "U1 + U3 = {u1} + {u3} > 1 and U1 >= 1: no x exists"
         )
     x = u2 / (1 - u1)
-    demand = x * u1 + u3
-    if demand <= 1:
+    if x * u1 + u3 <= 1:
         return SchedulabilityVerdict(
-            "edf-vd", True, sums, x, f"x = U2/(1 - U1) = {x}, x*U1 + U3 = {demand} <= 1"
+            "edf-vd", True, sums, x, "x = U2/(1 - U1) = {x}, x*U1 + U3 = {demand} <= 1"
         )
     return SchedulabilityVerdict(
-        "edf-vd", False, sums, x, f"x = U2/(1 - U1) = {x}, x*U1 + U3 = {demand} > 1"
+        "edf-vd", False, sums, x, "x = U2/(1 - U1) = {x}, x*U1 + U3 = {demand} > 1"
     )
+
+
+def edf_vd_capacity(sums: UtilizationSums) -> Capacity:
+    """How much more a schedulable pCPU can take under EDF-VD.
+
+    Adding a LO vCPU of utilization ``u`` keeps both branches of the test
+    linear in ``u``: ``U1 + u + U3 <= 1``, or ``x' (U1 + u) + U3 <= 1`` with
+    ``x' = U2 / (1 - U1 - u)``, i.e. ``u (1 + U2 - U3) <= (1 - U3)(1 - U1) -
+    U2 U1``.  So the pCPU takes exactly the LO vCPUs with
+    ``u <= max(1 - U1 - U3, ((1 - U3)(1 - U1) - U1 U2) / (1 + U2 - U3))``.
+
+    Adding a HI vCPU ``(a, b) = (C_opt/T, C_pes/T)`` is linear too:
+    ``U1 + U3 + b <= 1``, or ``a k + b <= 1 - U3 - U2 k`` with
+    ``k = U1 / (1 - U1)``.  As ``a k >= 0``, ``b <= max(1 - U1 - U3,
+    1 - U3 - U2 k)`` is necessary; it is the HI bound given.
+    """
+    u1, u2, u3 = sums.lo_lo, sums.hi_lo, sums.hi_hi
+    plain = 1 - u1 - u3
+    if u1 >= 1 or u3 > 1:
+        return Capacity(lo=min(plain, Fraction(0)), hi=min(plain, Fraction(0)))
+    slope = 1 + u2 - u3  # > 0: U3 <= 1, and U3 = 1 needs HI load, so U2 > 0
+    lo = max(plain, ((1 - u3) * (1 - u1) - u1 * u2) / slope) if slope > 0 else plain
+    k = u1 / (1 - u1)
+    return Capacity(lo=lo, hi=max(plain, 1 - u3 - u2 * k))

@@ -12,7 +12,9 @@ provider."  We make precise what the paper leaves open:
   vCPUs of that VM already placed are taken back, the host is exactly as
   before, and the next VM is still offered.
 * Each pCPU keeps its exact ``(U1, U2, U3)``, so testing "pCPU plus one
-  vCPU" is O(1), and a slack tree skips pCPUs that cannot take the vCPU.
+  vCPU" is O(1), and a segment tree of the pCPUs' capacities (exact for LO
+  vCPUs, a necessary bound for HI ones) skips pCPUs that cannot take the
+  vCPU, so an offer costs O(log m) tests for LO vCPUs on m pCPUs.
 
 HI vCPUs never migrate once placed (R12); the picker never moves a placed
 vCPU.
@@ -20,11 +22,12 @@ vCPU.
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Iterable
 
 import attrs
 
-from ._slack_tree import SlackTree
+from ._slack_tree import NO_ROOM, SlackTree
 from .admission_tests import ADMISSION_TESTS, AdmissionTest
 from .host import Host
 from .utilization import UtilizationSums
@@ -38,6 +41,7 @@ __all__ = ["VMPlacement", "PCPULoad", "Placement", "FirstFit", "first_fit"]
 class VMPlacement:
     """The picker's answer for one VM.
 
+    :param vm: the VM offered.
     :param pcpus: the pCPU of each vCPU, in vCPU order; empty if rejected.
     :param reason: why the VM was rejected; ``None`` if admitted.
     """
@@ -48,6 +52,7 @@ class VMPlacement:
 
     @property
     def admitted(self) -> bool:
+        """Whether every vCPU of the VM was placed."""
         return self.reason is None
 
 
@@ -87,11 +92,16 @@ class FirstFit:
     Offer VMs one at a time with :meth:`offer`; read the state with
     :meth:`placement`.  The cost of one offer is that of the pCPUs actually
     tested, each in O(1).
+
+    :param test: a name from :data:`~.admission_tests.ADMISSION_TESTS` or an
+        :class:`~.admission_tests.AdmissionTest`.  A custom test's capacity
+        must be sound: exact (or an upper bound) for LO vCPUs and a necessary
+        bound for HI ones, or first fit will skip pCPUs it should have tried.
     """
 
     def __init__(self, pcpus: int, test: str | AdmissionTest = "edf-vd") -> None:
-        self._test_name = test if isinstance(test, str) else getattr(test, "__name__", "custom")
         self._test = ADMISSION_TESTS[test] if isinstance(test, str) else test
+        self._test_name = self._test.name
         self._sums = [UtilizationSums()] * pcpus
         self._vcpus: list[list[VCPU]] = [[] for _ in range(pcpus)]
         self._tree = SlackTree(pcpus)
@@ -101,7 +111,7 @@ class FirstFit:
         """Place every vCPU of *vm*, or none of them; record and return the answer."""
         placed: list[tuple[int, UtilizationSums]] = []  # (pCPU, its sums before)
         for vcpu in vm.all_vcpus():
-            index = self._tree.first(vm.u_opt, vm.u_pes, self._accepts(vcpu))
+            index = self._tree.first(*self._needs(vm), self._accepts(vcpu))
             if index is None:
                 for where, before in reversed(placed):
                     self._set(where, before)
@@ -124,6 +134,11 @@ class FirstFit:
         )
         return Placement(self._test_name, tuple(self._results), pcpus)
 
+    @staticmethod
+    def _needs(vm: VM) -> tuple[Fraction, Fraction]:
+        """What a pCPU's (LO, HI) capacity must be at least to be worth testing."""
+        return (Fraction(0), vm.u_pes) if vm.is_hi else (vm.u_opt, NO_ROOM)
+
     def _accepts(self, vcpu: VCPU):
         def accepts(index: int) -> bool:
             return self._test(self._sums[index].plus(vcpu)).schedulable
@@ -132,7 +147,8 @@ class FirstFit:
 
     def _set(self, index: int, sums: UtilizationSums) -> None:
         self._sums[index] = sums
-        self._tree.set(index, 1 - sums.lo_mode, 1 - sums.hi_hi)
+        capacity = self._test.capacity(sums)
+        self._tree.set(index, capacity.lo, capacity.hi)
 
     def _rejection(self, vcpu: VCPU) -> str:
         vm = vcpu.vm

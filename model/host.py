@@ -34,7 +34,7 @@ class Host:
     def __attrs_post_init__(self) -> None:
         if not isinstance(self.pcpus, int) or isinstance(self.pcpus, bool) or self.pcpus < 1:
             raise ModelError("host.pcpus", self.pcpus, "an integer >= 1")
-        if self.test not in ADMISSION_TESTS:
+        if not isinstance(self.test, str) or self.test not in ADMISSION_TESTS:
             raise ModelError("host.test", self.test, f"one of {', '.join(map(repr, ADMISSION_TESTS))}")
         seen: set[str] = set()
         for vm in self.vms:

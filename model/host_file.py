@@ -59,7 +59,7 @@ _MISSING = _Missing()
 def load_host(path: str | os.PathLike[str]) -> Host:
     """Read the host file at *path*.
 
-    :raises ModelError: (a :class:`HostFileError` for I/O and TOML syntax)
+    :raises ModelError: (a :class:`~.errors.HostFileError` for I/O and TOML syntax)
         carrying the path, the VM and the field.
     """
     shown = os.fspath(path)

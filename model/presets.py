@@ -1,6 +1,8 @@
 """The VM types of the Akita paper's Table 1, as presets.
 
-Source: Akita paper (``seeds/000``), Table 1 "The configurations of VMs".
+Source: E. Asyabi, A. Bestavros, R. Mancuso, R. West, E. Sharafzadeh,
+"Akita: A CPU scheduler for virtualized Clouds" (the Akita paper), Table 1
+"The configurations of VMs".
 Each preset gives criticality, ``C_opt``, ``C_pes`` (HI only) and ``T``;
 in a host file, ``type = "Type1"`` fills in these keys and any key written
 explicitly overrides the preset's.

@@ -38,7 +38,7 @@ class VM:
     """A virtual machine as the provider declares it.
 
     :param name: unique on its host; vCPUs are named ``name/i``.
-    :param criticality: :class:`Criticality`.
+    :param criticality: :class:`~.criticality.Criticality`.
     :param period: ``T`` in ns, ``> 0``.
     :param c_opt: optimistic budget in ns, ``0 < c_opt <= period``.
     :param c_pes: pessimistic budget in ns for a HI VM
@@ -87,6 +87,7 @@ class VM:
 
     @property
     def is_hi(self) -> bool:
+        """Whether the VM is of HI criticality."""
         return self.criticality is Criticality.HI
 
     @property
@@ -100,9 +101,11 @@ class VM:
         return Fraction(self.c_pes, self.period) if self.c_pes is not None else Fraction(0)
 
     def vcpu(self, index: int) -> "VCPU":
+        """The vCPU ``name/index``."""
         return VCPU(self, index)
 
     def all_vcpus(self) -> tuple["VCPU", ...]:
+        """The VM's vCPUs, in index order."""
         return tuple(VCPU(self, i) for i in range(self.vcpus))
 
 
@@ -120,6 +123,7 @@ class VCPU:
 
     @property
     def name(self) -> str:
+        """``vm/index``, as traces and placements name the vCPU."""
         return f"{self.vm.name}/{self.index}"
 
     def __str__(self) -> str:

@@ -1,6 +1,6 @@
 """Proof obligations about the model, discharged by Z3.
 
-Not built yet; see the project's issue tracker.
+Planned: this package is a placeholder for the namespace and holds no code yet.
 """
 
 __all__: list[str] = []

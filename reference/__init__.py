@@ -1,6 +1,6 @@
 """The reference scheduler: a deterministic discrete-event simulation of a host.
 
-Not built yet; see the project's issue tracker.
+Planned: this package is a placeholder for the namespace and holds no code yet.
 """
 
 __all__: list[str] = []

@@ -16,7 +16,7 @@ from akita.model import ModelError
 
 from .admit import admit
 
-__all__ = ["main", "cli"]
+__all__ = ["cli", "main", "run"]
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -28,25 +28,28 @@ def cli() -> None:
 cli.add_command(admit)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the command line; return (and, as a script, exit with) its status."""
+def run(argv: list[str] | None = None) -> int:
+    """Run the command line on *argv* and return its exit status.
+
+    Bad input (a :class:`~akita.model.ModelError` or a usage error) is
+    reported as one line on stderr and gives status 2.
+    """
     try:
         status = cli.main(args=argv, prog_name="akita", standalone_mode=False)
     except ModelError as error:
-        _fail(str(error))
+        return _fail(str(error))
     except click.UsageError as error:
-        _fail(error.format_message())
+        return _fail(error.format_message())
     except click.exceptions.Abort:
-        _fail("aborted")
-    except BrokenPipeError:
-        sys.stderr.close()
-        status = 1
-    status = 0 if status is None else status
-    if __name__ != "__main__" and argv is not None:
-        return status
-    sys.exit(status)
+        return _fail("aborted")
+    return 0 if status is None else status
 
 
-def _fail(message: str) -> None:
+def main() -> None:
+    """The ``akita`` console script."""
+    sys.exit(run())
+
+
+def _fail(message: str) -> int:
     click.echo(f"akita: error: {' '.join(message.split())}", err=True)
-    sys.exit(2)
+    return 2
