@@ -12,14 +12,22 @@ from .edf_vd import edf_vd_test
 from .errors import DurationError, HostFileError, ModelError
 from .first_fit import FirstFit, PCPULoad, Placement, VMPlacement, first_fit
 from .host import Host
-from .host_file import dumps_host, load_host, loads_host
+from .host_file import dumps_host, host_json, load_host, loads_host, parse_fraction
+from .options import HI_MODE_DEADLINES, SchedulerOptions
 from .presets import PRESETS, Preset
 from .utilization import UtilizationSums
 from .verdict import SchedulabilityVerdict
 from .vm import VCPU, VM
+from .workload import KINDS, Workload
 
 __all__ = [
     "ADMISSION_TESTS",
+    "HI_MODE_DEADLINES",
+    "KINDS",
+    "SchedulerOptions",
+    "Workload",
+    "host_json",
+    "parse_fraction",
     "DEFAULT_TEST",
     "AdmissionTest",
     "Criticality",

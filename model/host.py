@@ -11,6 +11,7 @@ import attrs
 
 from .admission_tests import ADMISSION_TESTS, DEFAULT_TEST
 from .errors import ModelError
+from .options import SchedulerOptions
 from .vm import VM
 
 __all__ = ["Host"]
@@ -24,12 +25,15 @@ class Host:
     :param vms: the VMs, in the order they are offered; names are unique.
     :param test: the admission test, a key of
         :data:`~akita.model.admission_tests.ADMISSION_TESTS`.
+    :param options: how the reference scheduler resolves the paper's open
+        points (:class:`~.options.SchedulerOptions`).
     :raises ModelError: naming the field that is wrong.
     """
 
     pcpus: int
     vms: tuple[VM, ...] = attrs.field(default=(), converter=tuple)
     test: str = DEFAULT_TEST
+    options: SchedulerOptions = SchedulerOptions()
 
     def __attrs_post_init__(self) -> None:
         if not isinstance(self.pcpus, int) or isinstance(self.pcpus, bool) or self.pcpus < 1:

@@ -29,8 +29,10 @@ from __future__ import annotations
 
 import os
 import tomllib
+from fractions import Fraction
 from typing import Any
 
+import attrs
 import tomli_w
 
 from .admission_tests import DEFAULT_TEST
@@ -38,14 +40,23 @@ from .criticality import Criticality
 from .duration import format_duration, parse_duration
 from .errors import HostFileError, ModelError
 from .host import Host
+from .options import SchedulerOptions
 from .presets import PRESETS
 from .vm import VM
+from .workload import Workload
 
-__all__ = ["load_host", "loads_host", "dumps_host"]
+__all__ = ["load_host", "loads_host", "dumps_host", "host_json", "parse_fraction"]
 
 _TOP_KEYS = ("host", "vm")
-_HOST_KEYS = ("pcpus", "test")
-_VM_KEYS = ("name", "type", "vcpus", "criticality", "period", "c_opt", "c_pes")
+_OPTION_KEYS = (
+    "initial_temperature", "hi_mode_deadline", "wake_preempts", "lo_in_hi_mode",
+    "context_switch_cost",
+)
+_HOST_KEYS = ("pcpus", "test") + _OPTION_KEYS
+_VM_KEYS = ("name", "type", "vcpus", "criticality", "period", "c_opt", "c_pes", "workload")
+_WORKLOAD_DURATIONS = ("demand", "min_demand", "offset", "period", "service", "window")
+_WORKLOAD_FRACTIONS = ("probability", "rate", "utilization")
+_WORKLOAD_KEYS = ("kind", "distribution", "path") + _WORKLOAD_DURATIONS + _WORKLOAD_FRACTIONS
 
 
 class _Missing:
@@ -72,24 +83,38 @@ def load_host(path: str | os.PathLike[str]) -> Host:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise HostFileError("file", shown, "UTF-8 text", path=shown) from None
-    return loads_host(text, path=shown)
+    return loads_host(text, path=shown, base=os.path.dirname(os.path.abspath(shown)))
 
 
-def loads_host(text: str, *, path: str = "<string>") -> Host:
-    """Read a host file's *text*; *path* is only used in error messages."""
+def loads_host(text: str, *, path: str = "<string>", base: str | None = None) -> Host:
+    """Read a host file's *text*.
+
+    :param path: the file's name, for error messages.
+    :param base: the folder that relative trace paths are read from
+        (default: the current folder); they are stored absolute.
+    """
     try:
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise HostFileError("toml", str(error), "valid TOML", path=path) from None
     try:
-        return _host(document)
+        return _host(document, base if base is not None else os.getcwd())
     except ModelError as error:
         raise error.located(path=path) from None
 
 
 def dumps_host(host: Host) -> str:
     """Write *host* as a host file; ``loads_host(dumps_host(h)) == h``."""
-    document: dict[str, Any] = {"host": {"pcpus": host.pcpus, "test": host.test}}
+    section: dict[str, Any] = {"pcpus": host.pcpus, "test": host.test}
+    options = host.options
+    section.update(
+        initial_temperature=options.initial_temperature,
+        hi_mode_deadline=options.hi_mode_deadline,
+        wake_preempts=options.wake_preempts,
+        lo_in_hi_mode=options.lo_in_hi_mode,
+        context_switch_cost=format_duration(options.context_switch_cost),
+    )
+    document: dict[str, Any] = {"host": section}
     vms = []
     for vm in host.vms:
         entry: dict[str, Any] = {"name": vm.name}
@@ -101,6 +126,7 @@ def dumps_host(host: Host) -> str:
         if vm.c_pes is not None:
             entry["c_pes"] = format_duration(vm.c_pes)
         entry["vcpus"] = vm.vcpus
+        entry["workload"] = _workload_table(vm.workload)
         vms.append(entry)
     if vms:
         document["vm"] = vms
@@ -114,7 +140,107 @@ def _unknown_keys(table: dict, allowed: tuple[str, ...], where: str, vm: str | N
             raise ModelError(field, key, f"a known key ({', '.join(allowed)})", vm=vm)
 
 
-def _host(document: dict) -> Host:
+def host_json(host: Host) -> dict[str, Any]:
+    """*host* normalized for machines: times in integer ns, fractions as ``"p/q"``.
+
+    This is the ``"host"`` object of a trace header.
+    """
+    options = host.options
+    return {
+        "pcpus": host.pcpus,
+        "test": host.test,
+        "options": {
+            "initial_temperature": options.initial_temperature,
+            "hi_mode_deadline": options.hi_mode_deadline,
+            "wake_preempts": options.wake_preempts,
+            "lo_in_hi_mode": options.lo_in_hi_mode,
+            "context_switch_cost": options.context_switch_cost,
+        },
+        "vms": [
+            {
+                "name": vm.name,
+                "criticality": vm.criticality.value,
+                "period": vm.period,
+                "c_opt": vm.c_opt,
+                "c_pes": vm.c_pes,
+                "vcpus": vm.vcpus,
+                "workload": {
+                    key: (str(value) if isinstance(value, Fraction) else value)
+                    for key, value in attrs.asdict(vm.workload).items()
+                    if value is not None
+                },
+            }
+            for vm in host.vms
+        ],
+    }
+
+
+def _workload_table(workload: Workload) -> dict[str, Any]:
+    table: dict[str, Any] = {"kind": workload.kind}
+    for key in _WORKLOAD_KEYS[1:]:
+        value = getattr(workload, key)
+        if value is None:
+            continue
+        if key in _WORKLOAD_DURATIONS:
+            value = format_duration(value)
+        elif key in _WORKLOAD_FRACTIONS:
+            value = str(value)
+        table[key] = value
+    return table
+
+
+def parse_fraction(value: object, *, field: str, vm: str | None = None) -> Fraction:
+    """An exact fraction from ``3``, ``"1/4"``, ``"25%"`` or ``"0.25"`` (a TOML float too)."""
+    expected = "a number such as 700, '1/4', '25%' or '0.25'"
+    if isinstance(value, bool):
+        raise ModelError(field, value, expected, vm=vm)
+    if isinstance(value, (int, float)):
+        value = str(value)
+    if not isinstance(value, str):
+        raise ModelError(field, value, expected, vm=vm)
+    text = value.strip()
+    scale = Fraction(1)
+    if text.endswith("%"):
+        text, scale = text[:-1].strip(), Fraction(1, 100)
+    try:
+        return Fraction(text) * scale
+    except (ValueError, ZeroDivisionError):
+        raise ModelError(field, value, expected, vm=vm) from None
+
+
+def _workload(table: object, vm: str, base: str) -> Workload:
+    if not isinstance(table, dict):
+        raise ModelError("workload", table, "a [vm.workload] table", vm=vm)
+    _unknown_keys(table, _WORKLOAD_KEYS, "workload", vm)
+    fields: dict[str, Any] = {}
+    for key, value in table.items():
+        field = f"workload.{key}"
+        if key in _WORKLOAD_DURATIONS:
+            fields[key] = parse_duration(value, field=field, vm=vm)
+        elif key in _WORKLOAD_FRACTIONS:
+            fields[key] = parse_fraction(value, field=field, vm=vm)
+        elif not isinstance(value, str):
+            raise ModelError(field, value, "a string", vm=vm)
+        else:
+            fields[key] = value
+    if "path" in fields:
+        fields["path"] = os.path.normpath(os.path.join(base, fields["path"]))
+    try:
+        return Workload(**fields)
+    except ModelError as error:
+        raise error.located(vm=vm) from None
+
+
+def _options(section: dict) -> SchedulerOptions:
+    fields: dict[str, Any] = {key: section[key] for key in _OPTION_KEYS if key in section}
+    if "context_switch_cost" in fields:
+        fields["context_switch_cost"] = parse_duration(
+            fields["context_switch_cost"], field="host.context_switch_cost"
+        )
+    return SchedulerOptions(**fields)
+
+
+def _host(document: dict, base: str) -> Host:
     _unknown_keys(document, _TOP_KEYS, "", None)
     section = document.get("host", _MISSING)
     if not isinstance(section, dict):
@@ -127,11 +253,11 @@ def _host(document: dict) -> Host:
     entries = document.get("vm", [])
     if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
         raise ModelError("vm", entries, "[[vm]] tables")
-    vms = tuple(_vm(entry, position) for position, entry in enumerate(entries, start=1))
-    return Host(pcpus=pcpus, vms=vms, test=test)
+    vms = tuple(_vm(entry, position, base) for position, entry in enumerate(entries, start=1))
+    return Host(pcpus=pcpus, vms=vms, test=test, options=_options(section))
 
 
-def _vm(entry: dict, position: int) -> VM:
+def _vm(entry: dict, position: int, base: str) -> VM:
     name = entry.get("name", _MISSING)
     if not isinstance(name, str):
         raise ModelError("name", name, f"a name for the VM at position {position}")
@@ -166,4 +292,6 @@ def _vm(entry: dict, position: int) -> VM:
     vcpus = entry.get("vcpus", 1)
     if not isinstance(vcpus, int) or isinstance(vcpus, bool):
         raise ModelError("vcpus", vcpus, "an integer >= 1", vm=name)
+    if "workload" in entry:
+        fields["workload"] = _workload(entry["workload"], name, base)
     return VM(name=name, vcpus=vcpus, preset=preset_name, **fields)

@@ -18,6 +18,7 @@ import attrs
 from .criticality import Criticality
 from .duration import format_duration
 from .errors import ModelError
+from .workload import Workload
 
 __all__ = ["VM", "VCPU"]
 
@@ -46,6 +47,8 @@ class VM:
     :param vcpus: number of vCPUs, ``>= 1``.
     :param preset: the Table 1 type it was declared from, if any (kept only
         so that a host file reads back as it was written).
+    :param workload: what each of its vCPUs asks of the CPU (simulation
+        only; admission ignores it).
     :raises ModelError: naming the VM and the field that breaks R1.
     """
 
@@ -56,6 +59,7 @@ class VM:
     c_pes: int | None = None
     vcpus: int = 1
     preset: str | None = None
+    workload: Workload = Workload()
 
     def __attrs_post_init__(self) -> None:
         name = self.name
@@ -84,6 +88,8 @@ class VM:
             )
         if not _positive_int(self.vcpus):
             raise ModelError("vcpus", self.vcpus, "an integer >= 1", vm=name)
+        if not isinstance(self.workload, Workload):
+            raise ModelError("workload", self.workload, "a Workload", vm=name)
 
     @property
     def is_hi(self) -> bool:
