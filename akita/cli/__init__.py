@@ -15,6 +15,7 @@ import click
 from akita.model import ModelError
 
 from .admit import admit
+from .simulate import simulate
 
 __all__ = ["cli", "main", "run"]
 
@@ -26,6 +27,7 @@ def cli() -> None:
 
 
 cli.add_command(admit)
+cli.add_command(simulate)
 
 
 def run(argv: list[str] | None = None) -> int:

@@ -1,0 +1,105 @@
+"""``akita simulate [HOST.toml]``: run the reference scheduler on a host."""
+
+from __future__ import annotations
+
+import json
+import sys
+from importlib.resources import as_file, files
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from akita.model import ModelError, format_duration, load_host, parse_duration
+from akita.reference.policies import POLICIES
+from akita.reference.run import simulate as run_simulation
+
+__all__ = ["simulate"]
+
+
+@click.command()
+@click.argument("host_file", metavar="[HOST.toml]", required=False, type=click.Path(dir_okay=False))
+@click.option("--policy", default="akita", show_default=True,
+              help=f"Scheduling policy: {', '.join(POLICIES)}.")
+@click.option("--duration", "duration_text", default="10s", show_default=True,
+              help="Simulated time, with a unit (e.g. 10s, 500ms).")
+@click.option("--seed", default=1, show_default=True, type=int, help="Seed of the workloads.")
+@click.option("--trace", "trace_path", type=click.Path(dir_okay=False),
+              help="Write the trace as JSON Lines to this file.")
+@click.option("--timeline", "timeline_path", type=click.Path(dir_okay=False),
+              help="Write a Chrome trace-event timeline (opens in Perfetto) to this file.")
+@click.option("--json", "as_json", is_flag=True, help="Print the metrics as JSON on stdout.")
+def simulate(host_file, policy, duration_text, seed, trace_path, timeline_path, as_json) -> int:
+    """Simulate HOST.toml (default: the paper's Fig. 5 host) and report per-VM metrics.
+
+    Same file and seed give the same trace and JSON, byte for byte.
+    """
+    duration = parse_duration(duration_text, field="--duration")
+    if duration <= 0:
+        raise ModelError("--duration", duration_text, "a duration > 0")
+    if policy not in POLICIES:
+        raise ModelError("--policy", policy, f"one of {', '.join(POLICIES)}")
+    if host_file is None:
+        with as_file(files("akita.examples") / "fig5.toml") as path:
+            host = load_host(path)
+    else:
+        host = load_host(host_file)
+    with _progress(duration) as report:
+        result = run_simulation(host, policy, duration=duration, seed=seed, trace_path=trace_path,
+                                timeline_path=timeline_path, progress=report)
+    if as_json:
+        click.echo(json.dumps(result.as_json()))
+    else:
+        _print(result.as_json())
+    return 0
+
+
+class _progress:
+    """A progress bar on stderr, only when stderr is a terminal."""
+
+    def __init__(self, duration: int) -> None:
+        self.duration = duration
+        self.bar = None
+
+    def __enter__(self):
+        if not sys.stderr.isatty():
+            return None
+        self.bar = Progress(TextColumn("simulating"), BarColumn(), TimeRemainingColumn(),
+                            console=Console(stderr=True), transient=True)
+        self.bar.start()
+        task = self.bar.add_task("sim", total=self.duration)
+        return lambda t: self.bar.update(task, completed=t)
+
+    def __exit__(self, *exc) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def _ms(ns: int) -> str:
+    return f"{ns / 1e6:.3f}"
+
+
+def _print(doc: dict) -> None:
+    console = Console(highlight=False, width=None if sys.stdout.isatty() else 110)
+    vms = Table(title=f"VMs under {doc['policy']} for {format_duration(doc['duration_ns'])} "
+                f"(seed {doc['seed']})", caption="times in ms")
+    for column in ("VM", "CPU share", "requests", "RTT p50", "p99", "p99.9", "max",
+                   "CAL p99", "HI misses"):
+        vms.add_column(column, justify="left" if column == "VM" else "right")
+    for name, m in doc["vms"].items():
+        rtt = m["rtt_ns"]
+        vms.add_row(name, f"{m['cpu_share']:.2%}", str(m["requests"]), _ms(rtt["p50"]),
+                    _ms(rtt["p99"]), _ms(rtt["p999"]), _ms(rtt["max"]), _ms(m["cal_ns"]["p99"]),
+                    str(m["hi_misses"]))
+    console.print(vms)
+    cpus = Table(title="pCPUs")
+    for column in ("pCPU", "mode switches", "HI time", "idle", "context switches"):
+        cpus.add_column(column, justify="right")
+    for c in doc["pcpus"]:
+        cpus.add_row(str(c["index"]), str(c["mode_switches"]),
+                     f"{c['hi_time_ns'] / doc['duration_ns']:.1%}",
+                     f"{c['idle_ns'] / doc['duration_ns']:.1%}", str(c["context_switches"]))
+    console.print(cpus)
+    if doc["rejected"]:
+        console.print(f"Not simulated (rejected by admission): {', '.join(doc['rejected'])}")

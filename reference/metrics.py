@@ -1,0 +1,93 @@
+"""What a simulation measures, in bounded memory whatever the horizon.
+
+Per VM: CPU time and share, requests (jobs) completed, response-time and
+CPU-access-latency distributions, and HI misses.  Per pCPU: mode switches,
+time in HI mode, idle time and context switches.  Distributions are
+:class:`~.histogram.LogHistogram` sketches (their precision is stated
+there); every count and time is an exact integer.
+
+*Response time* (``rtt_ns``) of a job: completion minus arrival.
+*CPU access latency* (``cal_ns``): from the instant a vCPU becomes runnable
+(it was blocked, and work arrived) to the instant it is next dispatched.
+A *HI miss*: a period ``[s, s + T)`` of a HI vCPU in which it was served less
+than ``min(C_pes, work it held at s)`` -- so a job of at most ``C_pes``
+released at a period start and not done by the period's end, or a HI vCPU
+with work enough for the whole period that got less than ``C_pes``, each
+count as one miss.
+"""
+
+from __future__ import annotations
+
+from .histogram import LogHistogram
+
+__all__ = ["VMMetrics", "CPUMetrics", "Metrics"]
+
+
+class VMMetrics:
+    __slots__ = ("ran_ns", "requests", "rtt", "cal", "hi_misses")
+
+    def __init__(self) -> None:
+        self.ran_ns = 0
+        self.requests = 0
+        self.rtt = LogHistogram()
+        self.cal = LogHistogram()
+        self.hi_misses = 0
+
+
+class CPUMetrics:
+    __slots__ = ("mode_switches", "hi_time_ns", "hi_since", "idle_ns", "context_switches")
+
+    def __init__(self) -> None:
+        self.mode_switches = 0
+        self.hi_time_ns = 0
+        self.hi_since: int | None = None
+        self.idle_ns = 0
+        self.context_switches = 0
+
+
+class Metrics:
+    """All counters of one simulation run."""
+
+    def __init__(self, vm_names: list[str], pcpus: int) -> None:
+        self.vms = {name: VMMetrics() for name in vm_names}
+        self.cpus = [CPUMetrics() for _ in range(pcpus)]
+
+    def mode(self, cpu: int, t: int, hi: bool) -> None:
+        """pCPU *cpu* entered HI (``hi``) or LO mode at *t*."""
+        stats = self.cpus[cpu]
+        if hi and stats.hi_since is None:
+            stats.mode_switches += 1
+            stats.hi_since = t
+        elif not hi and stats.hi_since is not None:
+            stats.hi_time_ns += t - stats.hi_since
+            stats.hi_since = None
+
+    def close(self, t: int) -> None:
+        """End of the run at *t*: close the open HI intervals."""
+        for stats in self.cpus:
+            if stats.hi_since is not None:
+                stats.hi_time_ns += t - stats.hi_since
+                stats.hi_since = t
+
+    def as_json(self, duration: int) -> dict:
+        vms = {}
+        for name, m in self.vms.items():
+            vms[name] = {
+                "cpu_share": round(m.ran_ns / duration, 6) if duration else 0.0,
+                "cpu_ns": m.ran_ns,
+                "requests": m.requests,
+                "hi_misses": m.hi_misses,
+                "rtt_ns": m.rtt.summary(),
+                "cal_ns": m.cal.summary(),
+            }
+        cpus = [
+            {
+                "index": i,
+                "mode_switches": c.mode_switches,
+                "hi_time_ns": c.hi_time_ns,
+                "idle_ns": c.idle_ns,
+                "context_switches": c.context_switches,
+            }
+            for i, c in enumerate(self.cpus)
+        ]
+        return {"vms": vms, "pcpus": cpus}

@@ -1,0 +1,164 @@
+"""Periodic servers (rule R2, R3): the common part of the EDF-family policies.
+
+Each vCPU is a periodic server with its own timer.  At each period start
+``s`` (the first at time 0, then every ``T``) its budget is set to
+:meth:`ServerPolicy.budget_of` (``C_opt`` for a LO vCPU; the policy decides
+for a HI one), its deadline to ``s + T`` and its ordering key by the policy.
+A running vCPU's budget drops by the time it runs (R3); at 0 the vCPU is
+*inactive* until its next period start.
+
+Work conservation (R7): when no active vCPU is runnable, the pCPU runs an
+inactive runnable one -- the one with the earliest deadline, HI before LO on
+a tie, then host order -- as background, without charging its budget.
+
+The server also keeps the HI-miss account (:mod:`..metrics`): at each HI
+period start it notes what the vCPU is owed, ``min(C_pes, work held)``, and
+at the next one whether it was served that much.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from ..policy import Policy
+from ..runqueue import RunQueue
+from ..vcpu_state import VCPUState
+
+__all__ = ["Server", "ServerPolicy", "exact"]
+
+
+def exact(value: Fraction | int) -> int | Fraction:
+    """*value* as an ``int`` when it is one (cheaper to compare), else the Fraction."""
+    if isinstance(value, Fraction) and value.denominator == 1:
+        return value.numerator
+    return value
+
+
+def key_text(key: int | Fraction) -> str:
+    """An ordering key as the trace writes it: ``"52000000"`` or ``"104000000/3"``."""
+    return str(key)
+
+
+class Server:
+    """A vCPU's server state."""
+
+    __slots__ = (
+        "budget", "deadline", "key", "consumed", "stamp", "served", "owed", "asked",
+        "temperature",
+    )
+
+    def __init__(self) -> None:
+        self.budget = 0
+        self.deadline = 0
+        self.key: int | Fraction = 0
+        self.consumed = 0
+        self.stamp = 0
+        self.served = 0
+        self.owed = 0
+        self.asked = False
+        self.temperature = 0
+
+
+def _live(state: VCPUState, stamp: int) -> bool:
+    return state.sched.stamp == stamp and state.runnable
+
+
+class ServerPolicy(Policy):
+    """Periodic servers on pinned vCPUs; subclasses order them and add modes."""
+
+    def setup(self, sim) -> None:
+        super().setup(sim)
+        for state in sim.vcpus:
+            state.sched = Server()
+        self.setup_cpus(sim)
+        for state in sim.vcpus:
+            sim.set_timer(0, state.cpu, state)
+
+    def setup_cpus(self, sim) -> None:
+        raise NotImplementedError
+
+    def new_queue(self, cpu: int) -> RunQueue:
+        return RunQueue(_live, size_hint=len(self.sim.on_cpu[cpu]))
+
+    @staticmethod
+    def tie_of(state: VCPUState) -> tuple[int, int]:
+        """Equal keys: HI before LO, then host order."""
+        return (0 if state.is_hi else 1, state.order)
+
+    # -- policy-specific -------------------------------------------------------------
+
+    def budget_of(self, state: VCPUState) -> int:
+        raise NotImplementedError
+
+    def key_of(self, state: VCPUState, release: int) -> int | Fraction:
+        """The ordering key of the period released at *release* (its deadline by default)."""
+        return release + state.vm.period
+
+    def enqueue(self, state: VCPUState) -> None:
+        """Put a runnable vCPU, whose stamp just moved, in the right queues."""
+        raise NotImplementedError
+
+    def on_release(self, state: VCPUState, t: int) -> None:
+        """Hook after a period start has been applied."""
+
+    def on_charged(self, state: VCPUState, before: int, t: int) -> None:
+        """Hook after an active vCPU was charged (``before``: its consumption before)."""
+
+    # -- hooks -------------------------------------------------------------------------
+
+    def on_timer(self, t: int, state: VCPUState) -> None:
+        server = state.sched
+        vm = state.vm
+        if state.is_hi and t > 0 and server.served < server.owed:
+            self.sim.metrics.vms[vm.name].hi_misses += 1
+        server.budget = self.budget_of(state)
+        server.deadline = t + vm.period
+        server.key = self.key_of(state, t)
+        server.consumed = 0
+        server.served = 0
+        if state.is_hi:
+            backlog = state.backlog
+            server.owed = vm.c_pes if backlog is None else min(vm.c_pes, backlog)
+        server.stamp += 1
+        self.sim.emit(t, state.cpu, "release", vcpu=state.name, deadline=server.deadline,
+                      key=key_text(server.key), budget=server.budget)
+        self.on_release(state, t)
+        if state.runnable:
+            self.enqueue(state)
+        self.sim.set_timer(t + vm.period, state.cpu, state)
+        self.sim.resched(state.cpu)
+
+    def on_wake(self, state: VCPUState, t: int) -> None:
+        state.sched.stamp += 1
+        self.enqueue(state)
+        if self.sim.host.options.wake_preempts or self.sim.running[state.cpu] is None:
+            self.sim.resched(state.cpu)
+
+    def on_block(self, state: VCPUState, t: int) -> None:
+        state.sched.stamp += 1
+        self.sim.resched(state.cpu)
+
+    def charge(self, state: VCPUState, ran: int, t: int) -> None:
+        server = state.sched
+        server.served += ran
+        if server.budget <= 0:
+            return  # background work (R7): free
+        before = server.consumed
+        spent = ran if ran < server.budget else server.budget
+        server.consumed += spent
+        server.budget -= spent
+        if server.budget == 0:
+            server.stamp += 1
+            self.sim.emit(t, state.cpu, "exhaust", vcpu=state.name)
+            if state.runnable:
+                self.enqueue(state)
+            self.sim.resched(state.cpu)
+        self.on_charged(state, before, t)
+
+    def describe(self, state: VCPUState) -> tuple[int, str, int]:
+        server = state.sched
+        return server.deadline, key_text(server.key), server.budget
+
+    def slice_end(self, state: VCPUState, t: int) -> int:
+        """When an active vCPU dispatched at *t* must be looked at again: its budget's end."""
+        return t + state.sched.budget

@@ -1,0 +1,66 @@
+"""The policy interface of the reference simulator.
+
+The simulator core (:mod:`.simulator`) owns time, work and accounting; a
+policy owns every scheduling decision.  The core calls these hooks, and
+nothing else, so that a new policy plugs in without touching the core:
+
+``setup(sim)``
+    once, before time 0: create per-vCPU state, arm the first timers.
+``on_timer(t, payload)``
+    a timer the policy armed with :meth:`Simulator.set_timer` fired.
+``on_wake(vcpu, t)`` / ``on_block(vcpu, t)``
+    the vCPU became runnable (work arrived) / ran out of work.
+``charge(vcpu, ran, t)``
+    the running vCPU ran ``ran`` ns up to ``t`` (called before
+    ``on_block`` when both happen at once).
+``pick(cpu, t) -> (vcpu | None, until | None)``
+    what pCPU ``cpu`` runs from ``t``: a vCPU and the time at which the
+    policy wants to decide again if nothing else happens first (a budget
+    running out, a rule's check), or ``None`` to idle.
+``describe(vcpu) -> (deadline, key, budget)``
+    for the trace only: how the policy sees the vCPU it dispatches.
+
+A policy asks the core to decide again on a pCPU with
+:meth:`Simulator.resched` and writes trace events with
+:meth:`Simulator.emit`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .simulator import Simulator
+    from .vcpu_state import VCPUState
+
+__all__ = ["Policy"]
+
+
+class Policy:
+    """Base class of simulator policies; see the module docstring for the hooks."""
+
+    #: The name used by ``akita simulate --policy``.
+    name = "policy"
+    #: Whether the policy admits VMs by first fit with the host's test (else every VM runs).
+    admits = True
+
+    def setup(self, sim: "Simulator") -> None:
+        self.sim = sim
+
+    def on_timer(self, t: int, payload: Any) -> None:
+        raise NotImplementedError
+
+    def on_wake(self, vcpu: "VCPUState", t: int) -> None:
+        raise NotImplementedError
+
+    def on_block(self, vcpu: "VCPUState", t: int) -> None:
+        raise NotImplementedError
+
+    def charge(self, vcpu: "VCPUState", ran: int, t: int) -> None:
+        raise NotImplementedError
+
+    def pick(self, cpu: int, t: int) -> tuple["VCPUState | None", int | None]:
+        raise NotImplementedError
+
+    def describe(self, vcpu: "VCPUState") -> tuple[int, str, int]:
+        raise NotImplementedError

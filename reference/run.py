@@ -1,0 +1,61 @@
+"""Running a simulation: placement, policy, trace file and timeline, in one call."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from typing import Callable
+
+from akita.model import Host, ModelError, first_fit
+
+from .policies import POLICIES
+from .simulator import Result, Simulator
+from .workloads import validate_trace
+
+__all__ = ["simulate"]
+
+
+def simulate(
+    host: Host,
+    policy: str = "akita",
+    *,
+    duration: int,
+    seed: int = 1,
+    trace_path: str | None = None,
+    timeline_path: str | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> Result:
+    """Simulate *host* under *policy* for *duration* ns and return the result.
+
+    Every VM is placed by first fit with the host's test (R12); rejected VMs
+    are reported in the result and not simulated.  Trace files referenced by
+    workloads are checked whole before time 0, so a bad one stops the run
+    before anything is written.
+    """
+    if policy not in POLICIES:
+        raise ModelError("--policy", policy, f"one of {', '.join(POLICIES)}")
+    if not isinstance(duration, int) or duration <= 0:
+        raise ModelError("--duration", duration, "a duration > 0")
+    for vm in host.vms:
+        if vm.workload.kind == "trace":
+            validate_trace(vm.workload.path, vm=vm.name)
+    placement = first_fit(host)
+    keep_trace = trace_path is not None
+    if timeline_path is not None and trace_path is None:
+        handle, trace_path = tempfile.mkstemp(suffix=".jsonl")
+        os.close(handle)
+    try:
+        if trace_path is None:
+            return Simulator(host, placement, POLICIES[policy](), duration=duration, seed=seed,
+                             progress=progress).run()
+        with open(trace_path, "w", encoding="utf-8") as trace:
+            result = Simulator(host, placement, POLICIES[policy](), duration=duration, seed=seed,
+                               trace=trace, progress=progress).run()
+        if timeline_path is not None:
+            from .timeline import main_timeline
+
+            main_timeline(trace_path, timeline_path)
+        return result
+    finally:
+        if not keep_trace and trace_path is not None:
+            os.unlink(trace_path)

@@ -1,0 +1,301 @@
+"""The discrete-event core of the reference scheduler.
+
+Time is an integer number of nanoseconds.  The core keeps three kinds of
+events in one heap, ordered by time, then kind, then the order they were
+armed in:
+
+0. *pCPU events*: the running vCPU's slice ends (the time the policy asked
+   to decide again) or its current job completes;
+1. *timers* armed by the policy (a vCPU's period start, R2);
+2. *arrivals* of work from the workloads.
+
+All events of one instant are applied first, in that order; then every
+pCPU they touched asks the policy what to run (:meth:`Policy.pick`), once.
+Before an event touches a pCPU, the vCPU running there is brought up to
+date: its jobs progress by the time it ran, the policy is charged that time
+(:meth:`Policy.charge`), and a vCPU left without work blocks.
+
+A context switch -- a pCPU starting a vCPU other than the one it ran last --
+costs ``context_switch_cost`` ns in which the pCPU does no vCPU's work; the
+policy is charged that time as the incoming vCPU's.
+
+Nothing here is random: the same host, workloads and seed give the same
+events in the same order, and so the same trace, byte for byte.
+"""
+
+from __future__ import annotations
+
+import heapq
+import json
+from typing import Any, Callable, Iterator, TextIO
+
+from akita.model import Host, Placement, host_json
+
+from .metrics import Metrics
+from .policy import Policy
+from .vcpu_state import ENDLESS, VCPUState
+from .workloads import arrivals as workload_arrivals
+
+__all__ = ["Simulator", "Result"]
+
+_CPU, _TIMER, _ARRIVAL = 0, 1, 2
+
+
+class Result:
+    """What a run produced: the metrics and the VMs that were not run."""
+
+    def __init__(self, sim: "Simulator") -> None:
+        self.policy = sim.policy.name
+        self.duration = sim.duration
+        self.seed = sim.seed
+        self.rejected = list(sim.rejected)
+        self.metrics = sim.metrics
+
+    def as_json(self) -> dict:
+        doc = {"policy": self.policy, "duration_ns": self.duration, "seed": self.seed,
+               "rejected": self.rejected}
+        doc.update(self.metrics.as_json(self.duration))
+        return doc
+
+
+class Simulator:
+    """One run of *policy* on *host* for *duration* ns.
+
+    :param placement: where each admitted vCPU runs (from first fit, R12);
+        VMs it rejected are not simulated.
+    :param trace: a text stream that receives the trace as JSON Lines.
+    :param progress: called now and then with the simulated time reached.
+    """
+
+    def __init__(
+        self,
+        host: Host,
+        placement: Placement,
+        policy: Policy,
+        *,
+        duration: int,
+        seed: int = 1,
+        trace: TextIO | None = None,
+        progress: Callable[[int], None] | None = None,
+    ) -> None:
+        self.host = host
+        self.placement = placement
+        self.policy = policy
+        self.duration = duration
+        self.seed = seed
+        self.switch_cost = host.options.context_switch_cost
+        self._trace = trace
+        self.tracing = trace is not None
+        self._progress = progress
+        self.rejected = [vm.vm.name for vm in placement.vms if not vm.admitted]
+        self.metrics = Metrics([vm.name for vm in host.vms if vm.name not in self.rejected], host.pcpus)
+        self.vcpus: list[VCPUState] = []
+        self.on_cpu: list[list[VCPUState]] = [[] for _ in range(host.pcpus)]
+        self._sources: dict[VCPUState, Iterator[tuple[int, int]]] = {}
+        order = 0
+        for vm_index, answer in enumerate(placement.vms):
+            if not answer.admitted:
+                continue
+            for vcpu, cpu in zip(answer.vm.all_vcpus(), answer.pcpus):
+                source = workload_arrivals(answer.vm, vcpu.index, seed, horizon=duration)
+                state = VCPUState(vcpu, vm_index, order, cpu, endless=source is None)
+                order += 1
+                self.vcpus.append(state)
+                self.on_cpu[cpu].append(state)
+                if source is not None:
+                    self._sources[state] = source
+        pcpus = host.pcpus
+        self.running: list[VCPUState | None] = [None] * pcpus
+        self._last: list[VCPUState | None] = [None] * pcpus  # last vCPU that ran, for switch cost
+        self._synced = [0] * pcpus
+        self._work_from = [0] * pcpus  # when the running vCPU's work (after a switch) starts
+        self._until: list[int | None] = [None] * pcpus
+        self._token = [0] * pcpus
+        self._idle_traced = [False] * pcpus
+        self._events: list = []
+        self._seq = 0
+        self._dirty: set[int] = set()
+
+    # -- services for policies -------------------------------------------------
+
+    def set_timer(self, t: int, cpu: int, payload: Any) -> None:
+        """Call the policy's ``on_timer(t, payload)`` at *t* (on behalf of pCPU *cpu*)."""
+        self._seq += 1
+        heapq.heappush(self._events, (t, _TIMER, self._seq, cpu, payload))
+
+    def resched(self, cpu: int) -> None:
+        """Ask the policy what pCPU *cpu* runs, once this instant's events are applied."""
+        self._dirty.add(cpu)
+
+    def emit(self, t: int, cpu: int, event: str, **fields: Any) -> None:
+        """Write one trace event (a no-op when not tracing)."""
+        if self._trace is not None:
+            line = {"t": t, "cpu": cpu, "event": event}
+            line.update(fields)
+            self._trace.write(json.dumps(line, separators=(",", ":")) + "\n")
+
+    # -- the run -----------------------------------------------------------------
+
+    def run(self) -> Result:
+        if self._trace is not None:
+            header = {"akita_trace": 1, "host": host_json(self.host), "policy": self.policy.name,
+                      "seed": self.seed, "duration_ns": self.duration}
+            self._trace.write(json.dumps(header, separators=(",", ":")) + "\n")
+        for state in self.vcpus:
+            if state.runnable:
+                self.emit(0, state.cpu, "wake", vcpu=state.name)
+        for state, source in self._sources.items():
+            self._next_arrival(state, source)
+        self.policy.setup(self)
+        for cpu in range(self.host.pcpus):
+            self._dirty.add(cpu)
+        events, duration = self._events, self.duration
+        next_report = duration // 100 if self._progress else None
+        while events and events[0][0] < duration:
+            t = events[0][0]
+            while events and events[0][0] == t:
+                _, kind, _, a, b = heapq.heappop(events)
+                if kind == _CPU:
+                    self._on_cpu_event(a, b, t)
+                elif kind == _TIMER:
+                    self._sync(a, t)
+                    self.policy.on_timer(t, b)
+                else:
+                    self._on_arrival(a, b, t)
+            while self._dirty:
+                dirty = sorted(self._dirty)
+                self._dirty.clear()
+                for cpu in dirty:
+                    self._dispatch(cpu, t)
+            if next_report is not None and t >= next_report:
+                self._progress(t)
+                next_report = t + duration // 100
+        for cpu in range(self.host.pcpus):
+            self._sync(cpu, duration)
+        self.metrics.close(duration)
+        return Result(self)
+
+    # -- events --------------------------------------------------------------------
+
+    def _next_arrival(self, state: VCPUState, source: Iterator[tuple[int, int]]) -> None:
+        for arrival, demand in source:
+            self._seq += 1
+            heapq.heappush(self._events, (arrival, _ARRIVAL, self._seq, state, demand))
+            return
+
+    def _on_arrival(self, state: VCPUState, demand: int, t: int) -> None:
+        self._sync(state.cpu, t)
+        state.jobs.append([t, demand])
+        state.backlog += demand
+        self._next_arrival(state, self._sources[state])
+        if not state.runnable:
+            state.runnable = True
+            state.waiting_since = t
+            self.emit(t, state.cpu, "wake", vcpu=state.name)
+            self.policy.on_wake(state, t)
+
+    def _on_cpu_event(self, cpu: int, token: int, t: int) -> None:
+        if token != self._token[cpu]:
+            return  # superseded by a later dispatch
+        self._sync(cpu, t)
+        state = self.running[cpu]
+        if state is None or not state.runnable:
+            return
+        until = self._until[cpu]
+        if until is not None and until <= t:
+            self._dirty.add(cpu)
+        else:
+            self._arm(cpu, t)
+
+    def _sync(self, cpu: int, t: int) -> None:
+        """Bring pCPU *cpu* up to *t*: progress work, charge the policy, block."""
+        since = self._synced[cpu]
+        if t <= since:
+            return
+        self._synced[cpu] = t
+        state = self.running[cpu]
+        if state is None:
+            self.metrics.cpus[cpu].idle_ns += t - since
+            return
+        ran = t - since
+        work = t - max(since, self._work_from[cpu])
+        state.ran_ns += ran
+        self.metrics.vms[state.vm.name].ran_ns += ran
+        jobs = state.jobs
+        clock = t - work if work > 0 else t
+        while work > 0 and jobs:
+            job = jobs[0]
+            if job[1] == ENDLESS:
+                break
+            step = job[1] if job[1] < work else work
+            job[1] -= step
+            state.backlog -= step
+            work -= step
+            clock += step
+            if job[1] == 0:
+                jobs.popleft()
+                self._complete(state, job[0], clock)
+        if not jobs:
+            state.runnable = False
+        self.policy.charge(state, ran, t)
+        if not state.runnable:
+            self.emit(t, cpu, "block", vcpu=state.name)
+            self.policy.on_block(state, t)
+            self._dirty.add(cpu)
+
+    def _complete(self, state: VCPUState, arrival: int, t: int) -> None:
+        stats = self.metrics.vms[state.vm.name]
+        stats.requests += 1
+        stats.rtt.record(t - arrival)
+        if self.tracing:
+            self.emit(t, state.cpu, "complete", vcpu=state.name, arrival=arrival)
+
+    def _dispatch(self, cpu: int, t: int) -> None:
+        self._sync(cpu, t)
+        state, until = self.policy.pick(cpu, t)
+        previous = self.running[cpu]
+        self._until[cpu] = until
+        if state is previous:
+            if state is not None:
+                self._record_access(state, t)
+                self._arm(cpu, t)
+            return
+        self._token[cpu] += 1
+        self.running[cpu] = state
+        stats = self.metrics.cpus[cpu]
+        if state is None:
+            if not self._idle_traced[cpu]:
+                self._idle_traced[cpu] = True
+                self.emit(t, cpu, "idle")
+            return
+        self._idle_traced[cpu] = False
+        if self._last[cpu] is not state:
+            stats.context_switches += 1
+            self._work_from[cpu] = t + self.switch_cost
+        else:
+            self._work_from[cpu] = t
+        self._last[cpu] = state
+        self._record_access(state, t)
+        if self.tracing:
+            deadline, key, budget = self.policy.describe(state)
+            self.emit(t, cpu, "dispatch", vcpu=state.name, deadline=deadline, key=key, budget=budget)
+        self._arm(cpu, t)
+
+    def _record_access(self, state: VCPUState, t: int) -> None:
+        if state.waiting_since is not None:
+            self.metrics.vms[state.vm.name].cal.record(t - state.waiting_since)
+            state.waiting_since = None
+
+    def _arm(self, cpu: int, t: int) -> None:
+        """Arm the pCPU event of the running vCPU: its slice end or its job's completion."""
+        state = self.running[cpu]
+        when = self._until[cpu]
+        job = state.jobs[0] if state.jobs else None
+        if job is not None and job[1] != ENDLESS:
+            done = max(t, self._work_from[cpu]) + job[1]
+            if when is None or done < when:
+                when = done
+        self._token[cpu] += 1
+        if when is not None:
+            self._seq += 1
+            heapq.heappush(self._events, (when, _CPU, self._seq, cpu, self._token[cpu]))
