@@ -60,7 +60,12 @@ MAX_VALUE = 2**64 - 1
 DEFAULT_SIG = 7
 """The default number of significant bits: exact below 128, error < 1/64 above."""
 
-_SUMMARY = (("p50", Fraction(50)), ("p90", Fraction(90)), ("p99", Fraction(99)), ("p999", Fraction(999, 10)))
+_SUMMARY = (
+    ("p50", Fraction(50)),
+    ("p90", Fraction(90)),
+    ("p99", Fraction(99)),
+    ("p999", Fraction(999, 10)),
+)
 
 
 def _is_int(value: object) -> bool:

@@ -6,8 +6,9 @@ armed in:
 
 0. *pCPU events*: the running vCPU's slice ends (the time the policy asked
    to decide again) or its current job completes;
-1. *timers* armed by the policy (a vCPU's period start, R2);
-2. *arrivals* of work from the workloads.
+1. *arrivals* of work from the workloads;
+2. *timers* armed by the policy (a vCPU's period start, R2) -- after the
+   arrivals, so that a period start sees the work that arrives with it.
 
 All events of one instant are applied first, in that order; then every
 pCPU they touched asks the policy what to run (:meth:`Policy.pick`), once.
@@ -38,7 +39,7 @@ from .workloads import arrivals as workload_arrivals
 
 __all__ = ["Simulator", "Result"]
 
-_CPU, _TIMER, _ARRIVAL = 0, 1, 2
+_CPU, _ARRIVAL, _TIMER = 0, 1, 2
 
 
 class Result:

@@ -85,6 +85,10 @@ class _Writer:
         self._out.write(("\n" if self._first else ",\n") + _object(fields))
         self._first = False
 
+    def instant(self, name: str, tid: int, ts: int, cat: str, args: Mapping[str, Any]) -> None:
+        """A thread-scoped instant event."""
+        self.event("i", name, tid, ts, s='"t"', cat=json.dumps(cat), args=json.dumps(args))
+
 
 class _Tracks:
     """The open slice of each pCPU and the tracks declared so far."""
@@ -140,7 +144,9 @@ def _header(lines: Iterator[Mapping[str, Any]]) -> Mapping[str, Any]:
     return header
 
 
-def _draw(line: Mapping[str, Any], number: int, t: int, tracks: _Tracks, writer: _Writer, jobs: bool) -> None:
+def _draw(
+    line: Mapping[str, Any], number: int, t: int, tracks: _Tracks, writer: _Writer, jobs: bool
+) -> None:
     """Write what one event line contributes to the timeline."""
     cpu = _time(line, "cpu", number)
     tracks.declare(cpu)
@@ -152,20 +158,19 @@ def _draw(line: Mapping[str, Any], number: int, t: int, tracks: _Tracks, writer:
         tracks.close(cpu, t)
     elif kind == "mode":
         args = {"vcpu": line["vcpu"]} if "vcpu" in line else {}
-        writer.event("i", f"mode {_field(line, 'mode', number)}", cpu, t, s='"t"',
-                     cat='"mode"', args=json.dumps(args))
+        writer.instant(f"mode {_field(line, 'mode', number)}", cpu, t, "mode", args)
     elif jobs and kind == "release":
         args = {name: _field(line, name, number) for name in ("deadline", "key", "budget")}
-        writer.event("i", f"release {_field(line, 'vcpu', number)}", cpu, t, s='"t"',
-                     cat='"release"', args=json.dumps(args))
+        writer.instant(f"release {_field(line, 'vcpu', number)}", cpu, t, "release", args)
     elif jobs and kind == "complete":
         arrival = _time(line, "arrival", number)
         args = {"arrival": arrival, "response_ns": t - arrival}
-        writer.event("i", f"complete {_field(line, 'vcpu', number)}", cpu, t, s='"t"',
-                     cat='"complete"', args=json.dumps(args))
+        writer.instant(f"complete {_field(line, 'vcpu', number)}", cpu, t, "complete", args)
 
 
-def write_timeline(trace_lines: Iterable[Mapping[str, Any]], out: TextIO, *, jobs: bool = True) -> None:
+def write_timeline(
+    trace_lines: Iterable[Mapping[str, Any]], out: TextIO, *, jobs: bool = True
+) -> None:
     """Write the trace ``trace_lines`` to ``out`` as Chrome trace-event JSON.
 
     :param trace_lines: the header object, then the event objects in
@@ -193,7 +198,7 @@ def write_timeline(trace_lines: Iterable[Mapping[str, Any]], out: TextIO, *, job
             raise ValueError(f"trace line {number}: expected an event object, got {line!r}")
         t = _time(line, "t", number)
         if t < now:
-            raise ValueError(f"trace line {number}: t = {t} comes after t = {now}")
+            raise ValueError(f"trace line {number}: t = {t} is before the previous t = {now}")
         now = t
         _draw(line, number, t, tracks, writer, jobs)
     tracks.close_all(header["duration_ns"])

@@ -9,10 +9,8 @@ nanoseconds, in nondecreasing order of arrival.  Every demand is at least
 Generation is lazy.  Each job is computed when it is asked for, so memory is
 bounded whatever the horizon, and a simulation may stop at any time.
 
-The kinds
----------
-
-Let ``T`` be the VM's period and ``C`` its optimistic budget ``c_opt``.
+**The kinds.**  Let ``T`` be the VM's period and ``C`` its optimistic
+budget ``c_opt``.
 
 ``cpu-bound``
     No jobs: the vCPU is always runnable and its demand is infinite.
@@ -50,12 +48,9 @@ Let ``T`` be the VM's period and ``C`` its optimistic budget ``c_opt``.
     file.  :func:`validate_trace` states the format and checks a whole
     file.
 
-Randomness
-----------
-
-The ``sporadic`` and ``poisson`` kinds are random.  Each vCPU draws from its
-own :class:`random.Random`, seeded with the string ``"{seed}/{vm}/{index}"``
-(for example ``"7/memcached/0"``).  A string seed is hashed with SHA-512,
+**Randomness.**  The ``sporadic`` and ``poisson`` kinds are random.  Each
+vCPU draws from its own :class:`random.Random`, seeded with the string
+``"{seed}/{vm}/{index}"`` (for example ``"7/memcached/0"``).  A string seed is hashed with SHA-512,
 not with Python's per-process ``hash``, so the same seed, VM name and index
 give the same jobs in every process and on every run; two vCPUs draw
 independent streams.
@@ -100,7 +95,8 @@ def arrivals(vm: VM, index: int, seed: int, horizon: int | None = None) -> Itera
 
     :param vm: the VM; its workload says what kind of work arrives.
     :param index: the vCPU, ``0 <= index < vm.vcpus``.
-    :param seed: the simulation's seed (see *Randomness* above).
+    :param seed: the simulation's seed; the vCPU draws from
+        ``random.Random(f"{seed}/{vm.name}/{index}")``.
     :param horizon: if given, the jobs stop before this instant: only jobs
         with ``arrival < horizon`` are yielded.
     :returns: an iterator of ``(arrival_ns, demand_ns)`` pairs in
@@ -166,7 +162,7 @@ def _exponential(rng: random.Random) -> Fraction:
     return Fraction(rng.expovariate(1.0))
 
 
-def _periodic(vm: VM, _rng: random.Random) -> Iterator[Job]:
+def _periodic(vm: VM, _random: random.Random) -> Iterator[Job]:
     """A job of ``demand`` at each ``k * period + offset``."""
     workload = vm.workload
     demand = _demand(vm)
@@ -236,7 +232,7 @@ def _poisson(vm: VM, rng: random.Random) -> Iterator[Job]:
         yield arrival, demand
 
 
-def _duty(vm: VM, _rng: random.Random) -> Iterator[Job]:
+def _duty(vm: VM, _random: random.Random) -> Iterator[Job]:
     """A job of ``floor(utilization * window)`` at each window start, if that is > 0."""
     workload = vm.workload
     window = workload.window_or_default
@@ -247,7 +243,7 @@ def _duty(vm: VM, _rng: random.Random) -> Iterator[Job]:
         yield k * window, busy
 
 
-def _replay(vm: VM, _rng: random.Random) -> Iterator[Job]:
+def _replay(vm: VM, _random: random.Random) -> Iterator[Job]:
     """The jobs of the VM's trace file, read as they are asked for."""
     return _trace(vm.workload.path, vm.name)
 

@@ -4,6 +4,7 @@ import io
 import json
 from decimal import Decimal
 from importlib.resources import files
+from pathlib import Path
 
 import jsonschema
 import pytest
@@ -18,17 +19,27 @@ HEADER = {
     "duration_ns": 10_000,
 }
 
+def ev(t: int, cpu: int, event: str, **fields) -> dict:
+    """An event line."""
+    return {"t": t, "cpu": cpu, "event": event, **fields}
+
+
+def server(t: int, cpu: int, event: str, vcpu: str, deadline: int, key: str, budget: int) -> dict:
+    """A release or dispatch line."""
+    return ev(t, cpu, event, vcpu=vcpu, deadline=deadline, key=key, budget=budget)
+
+
 # A hand-made trace: pCPU 0 runs a/0 from 1500 to 4000, then b/0 to the end;
 # pCPU 1 runs c/0 from 2000 to 3000 and is idle after.
 EVENTS = [
-    {"t": 0, "cpu": 0, "event": "release", "vcpu": "a/0", "deadline": 5000, "key": "5000", "budget": 3000},
-    {"t": 1500, "cpu": 0, "event": "dispatch", "vcpu": "a/0", "deadline": 5000, "key": "10000/3", "budget": 3000},
-    {"t": 2000, "cpu": 1, "event": "dispatch", "vcpu": "c/0", "deadline": 9000, "key": "9000", "budget": 1000},
+    server(0, 0, "release", "a/0", 5000, "5000", 3000),
+    server(1500, 0, "dispatch", "a/0", 5000, "10000/3", 3000),
+    server(2000, 1, "dispatch", "c/0", 9000, "9000", 1000),
     {"t": 2500, "cpu": 0, "event": "mode", "mode": "HI", "vcpu": "a/0"},
     {"t": 3000, "cpu": 1, "event": "idle"},
     {"t": 3500, "cpu": 0, "event": "temperature", "vcpu": "a/0", "temperature": 2},
     {"t": 4000, "cpu": 0, "event": "complete", "vcpu": "a/0", "arrival": 1234},
-    {"t": 4000, "cpu": 0, "event": "dispatch", "vcpu": "b/0", "deadline": 8000, "key": "8000", "budget": 0},
+    server(4000, 0, "dispatch", "b/0", 8000, "8000", 0),
     {"t": 9999, "cpu": 0, "event": "mode", "mode": "LO"},
 ]
 
@@ -48,7 +59,8 @@ def of_phase(document: dict, ph: str) -> list[dict]:
 
 @pytest.fixture(scope="module")
 def validator() -> jsonschema.Draft202012Validator:
-    schema = json.loads((files("akita.reference") / "trace_schema.json").read_text(encoding="utf-8"))
+    text = (files("akita.reference") / "trace_schema.json").read_text(encoding="utf-8")
+    schema = json.loads(text)
     jsonschema.Draft202012Validator.check_schema(schema)
     return jsonschema.Draft202012Validator(schema)
 
@@ -60,27 +72,27 @@ VALID = [
     {"t": 5, "cpu": 3, "event": "block", "vcpu": "memcached/12"},
     {"t": 9, "cpu": 3, "event": "exhaust", "vcpu": "memcached/0"},
     {"t": 9, "cpu": 3, "event": "idle"},
-    {"t": 9, "cpu": 3, "event": "release", "vcpu": "x/1", "deadline": 10, "key": "104000000/3", "budget": 1},
+    server(9, 3, "release", "x/1", 10, "104000000/3", 1),
     {"t": 9, "cpu": 3, "event": "idle", "extra": {"from": "another implementation"}},
     {"t": 9, "cpu": 3, "event": "temperature", "vcpu": "x/0", "temperature": 0},
 ]
 
 INVALID = {
-    "dispatch without vcpu": {"t": 1, "cpu": 0, "event": "dispatch", "deadline": 5, "key": "5", "budget": 1},
+    "dispatch without vcpu": ev(1, 0, "dispatch", deadline=5, key="5", budget=1),
     "negative t": {"t": -1, "cpu": 0, "event": "idle"},
     "unknown event": {"t": 1, "cpu": 0, "event": "preempt", "vcpu": "a/0"},
     "no event": {"t": 1, "cpu": 0},
     "negative cpu": {"t": 1, "cpu": -1, "event": "idle"},
     "t not an integer": {"t": "1", "cpu": 0, "event": "idle"},
-    "release without key": {"t": 1, "cpu": 0, "event": "release", "vcpu": "a/0", "deadline": 5, "budget": 1},
-    "key as a number": {"t": 1, "cpu": 0, "event": "dispatch", "vcpu": "a/0", "deadline": 5, "key": 5, "budget": 1},
-    "key a decimal": {"t": 1, "cpu": 0, "event": "dispatch", "vcpu": "a/0", "deadline": 5, "key": "5.5", "budget": 1},
-    "negative budget": {"t": 1, "cpu": 0, "event": "dispatch", "vcpu": "a/0", "deadline": 5, "key": "5", "budget": -1},
+    "release without key": ev(1, 0, "release", vcpu="a/0", deadline=5, budget=1),
+    "key as a number": server(1, 0, "dispatch", "a/0", 5, 5, 1),
+    "key a decimal": server(1, 0, "dispatch", "a/0", 5, "5.5", 1),
+    "negative budget": server(1, 0, "dispatch", "a/0", 5, "5", -1),
     "vcpu without index": {"t": 1, "cpu": 0, "event": "wake", "vcpu": "memcached"},
     "complete without arrival": {"t": 1, "cpu": 0, "event": "complete", "vcpu": "a/0"},
     "mode MID": {"t": 1, "cpu": 0, "event": "mode", "mode": "MID"},
     "mode without mode": {"t": 1, "cpu": 0, "event": "mode", "vcpu": "a/0"},
-    "negative temperature": {"t": 1, "cpu": 0, "event": "temperature", "vcpu": "a/0", "temperature": -1},
+    "negative temperature": ev(1, 0, "temperature", vcpu="a/0", temperature=-1),
     "header version 2": {**HEADER, "akita_trace": 2},
     "header without seed": {key: value for key, value in HEADER.items() if key != "seed"},
     "header host a string": {**HEADER, "host": "fig5.toml"},
@@ -151,7 +163,7 @@ def test_slices_exact():
 def test_times_written_as_exact_decimals():
     lines = [
         {**HEADER, "duration_ns": 5_000_001},
-        {"t": 1_234_567, "cpu": 0, "event": "dispatch", "vcpu": "a/0", "deadline": 1, "key": "1", "budget": 1},
+        server(1_234_567, 0, "dispatch", "a/0", 1, "1", 1),
     ]
     out = io.StringIO()
     write_timeline(lines, out)
@@ -163,7 +175,8 @@ def test_instants():
     instants = {e["name"]: e for e in of_phase(document, "i")}
     assert set(instants) == {"mode HI", "mode LO", "release a/0", "complete a/0"}
     assert all(e["s"] == "t" for e in instants.values())
-    assert (instants["mode HI"]["ts"], instants["mode HI"]["args"]) == (Decimal("2.5"), {"vcpu": "a/0"})
+    mode_hi = instants["mode HI"]
+    assert (mode_hi["ts"], mode_hi["args"]) == (Decimal("2.5"), {"vcpu": "a/0"})
     assert (instants["mode LO"]["ts"], instants["mode LO"]["args"]) == (Decimal("9.999"), {})
     assert instants["release a/0"]["args"] == {"deadline": 5000, "key": "5000", "budget": 3000}
     assert instants["complete a/0"]["args"] == {"arrival": 1234, "response_ns": 2766}
@@ -201,8 +214,8 @@ def test_streaming_writes_before_the_trace_ends():
     [
         ([], "header"),
         ([EVENTS[0]], "header"),
-        ([HEADER, {"t": 5, "cpu": 0, "event": "idle"}, {"t": 4, "cpu": 0, "event": "idle"}], "line 3"),
-        ([HEADER, {"t": 5, "cpu": 0, "event": "dispatch", "deadline": 1, "key": "1", "budget": 1}], "vcpu"),
+        ([HEADER, ev(5, 0, "idle"), ev(4, 0, "idle")], "line 3"),
+        ([HEADER, ev(5, 0, "dispatch", deadline=1, key="1", budget=1)], "vcpu"),
         ([HEADER, {"t": -5, "cpu": 0, "event": "idle"}], "'t'"),
         ([HEADER, [1, 2]], "event object"),
     ],
@@ -214,7 +227,8 @@ def test_refuses_bad_traces(lines, message):
 
 def test_main_timeline_reads_jsonl(tmp_path):
     trace = tmp_path / "trace.jsonl"
-    trace.write_text("".join(json.dumps(line) + "\n" for line in [HEADER, *EVENTS]) + "\n", encoding="utf-8")
+    text = "".join(json.dumps(line) + "\n" for line in [HEADER, *EVENTS])
+    trace.write_text(text + "\n", encoding="utf-8")  # a trailing blank line is skipped
     out = tmp_path / "timeline.json"
     main_timeline(trace, out)
     document = json.loads(out.read_text(encoding="utf-8"), parse_float=Decimal)
@@ -226,3 +240,32 @@ def test_main_timeline_names_a_bad_line(tmp_path):
     trace.write_text(json.dumps(HEADER) + "\n{not json\n", encoding="utf-8")
     with pytest.raises(ValueError, match=r"trace.jsonl:2"):
         main_timeline(trace, tmp_path / "timeline.json")
+
+
+# -- the published example ---------------------------------------------------
+
+
+def documented_example() -> list[dict]:
+    """The JSON Lines example of docs/trace-format.rst."""
+    text = (Path(__file__).parent.parent / "docs" / "trace-format.rst").read_text(encoding="utf-8")
+    block = text.split(".. code-block:: json\n", 1)[1]
+    lines = []
+    for line in block.splitlines()[1:]:
+        if line and not line.startswith("   "):
+            break
+        if line.strip():
+            lines.append(json.loads(line))
+    return lines
+
+
+def test_documented_example_is_valid(validator):
+    lines = documented_example()
+    assert len(lines) == 10
+    for line in lines:
+        validator.validate(line)
+    times = [line["t"] for line in lines[1:]]
+    assert times == sorted(times)
+    document = timeline(lines)
+    assert [(e["name"], e["ts"]) for e in of_phase(document, "X")] == [
+        ("batch/0", 0), ("memcached/0", Decimal("1200")), ("batch/0", Decimal("1450"))
+    ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -14,11 +15,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from akita.model import VM, Criticality, ModelError, Workload
+from akita.model import VM, Criticality, ModelError, Workload, loads_host
 from akita.reference.workloads import arrivals, validate_trace
 
 MS = 1_000_000
 US = 1_000
+DOCS = os.path.join(os.path.dirname(__file__), os.pardir, "docs", "workloads.rst")
 
 
 def lo_vm(workload: Workload, *, period: int = 10 * MS, c_opt: int = 2 * MS, vcpus: int = 1,
@@ -50,7 +52,8 @@ def test_cpu_bound_has_no_arrivals():
 
 def test_periodic_with_offset_is_exact():
     vm = lo_vm(Workload(kind="periodic", demand=3 * MS, period=20 * MS, offset=5 * MS))
-    assert first(vm, 4) == [(5 * MS, 3 * MS), (25 * MS, 3 * MS), (45 * MS, 3 * MS), (65 * MS, 3 * MS)]
+    assert first(vm, 4) == [(5 * MS, 3 * MS), (25 * MS, 3 * MS), (45 * MS, 3 * MS),
+                            (65 * MS, 3 * MS)]
 
 
 def test_periodic_defaults_to_the_vm_period_and_c_opt():
@@ -238,6 +241,7 @@ def test_trace_is_read_lazily(tmp_path):
         ("0ns, 1ms\n10ms, 2 lightyears\n", 2, "10ms, 2 lightyears"),  # bad duration
         ("0ns, 1ms\n\n# c\n10ms, 100\n", 4, "10ms, 100"),  # bare number
         ("0ns, 1ms\n5ms, 1ms\n4ms, 1ms\n", 3, "4ms, 1ms"),  # decreasing arrival
+        ("1ms, 1ms\n999999ns, 1ms\n", 2, "999999ns, 1ms"),  # 1 ns earlier
         ("# header\n0ns 1ms\n", 2, "0ns 1ms"),  # missing comma
         ("0ns, 1ms, 2ms\n", 1, "0ns, 1ms, 2ms"),  # too many fields
         ("0ns, 1ms\n1ms, 0ms\n", 2, "1ms, 0ms"),  # zero demand
@@ -249,7 +253,8 @@ def test_bad_trace_line_is_named(tmp_path, text, line, value):
     with pytest.raises(ModelError) as caught:
         validate_trace(path, vm="batch")
     error = caught.value
-    assert (error.field, error.vm, error.path, error.value) == ("workload.path", "batch", path, value)
+    assert (error.field, error.vm, error.path) == ("workload.path", "batch", path)
+    assert error.value == value
     assert f"line {line} " in error.expected
     assert f"line {line} " in str(error) and path in str(error)
 
@@ -397,3 +402,38 @@ def test_trace_jobs_are_the_file(text, vcpus):
         jobs = list(arrivals(vm, vcpus - 1, seed=0))
         assert_well_formed(jobs)
         assert len(jobs) == validate_trace(path) == text.count("\n")
+
+
+# --- the examples of docs/workloads.rst ---------------------------------------
+
+
+def doc_blocks(language: str) -> list[str]:
+    """The ``.. code-block:: language`` blocks of the workloads page, dedented."""
+    with open(DOCS, encoding="utf-8") as stream:
+        text = stream.read()
+    pattern = rf"\.\. code-block:: {language}\n\n((?:   .*\n|\n)+)"
+    return [re.sub(r"(?m)^   ", "", block) for block in re.findall(pattern, text)]
+
+
+def test_documented_examples_load_and_behave_as_described(tmp_path):
+    blocks = doc_blocks("toml")
+    host = loads_host("[host]\npcpus = 1\n" + "\n".join(blocks), base=str(tmp_path))
+    vms = {vm.name: vm for vm in host.vms}
+    assert {vm.workload.kind for vm in host.vms} == {
+        "cpu-bound", "periodic", "sporadic", "poisson", "duty", "trace"}
+    assert arrivals(vms["hog"], 0, seed=0) is None
+    assert first(vms["control"], 3) == [(1 * MS, 3 * MS), (11 * MS, 3 * MS), (21 * MS, 3 * MS)]
+    sporadic = [a for a, _ in first(vms["alarms"], 20_000)]
+    assert sporadic[-1] / len(sporadic) == pytest.approx(200 * MS, rel=0.05)
+    memcached = first(vms["memcached"], 20_000, index=1)
+    assert memcached[-1][0] / len(memcached) == pytest.approx(1e9 / 10_000, rel=0.05)
+    assert first(vms["lookbusy"], 2) == [(0, 2_500_000), (10 * MS, 2_500_000)]
+    assert vms["replay"].workload.path == os.path.join(tmp_path, "traces", "replay.txt")
+
+
+def test_documented_trace_is_valid(tmp_path):
+    (trace,) = doc_blocks("text")
+    path = write_trace(tmp_path, trace)
+    assert validate_trace(path) == 4
+    assert list(arrivals(lo_vm(Workload(kind="trace", path=path)), 0, seed=0)) == [
+        (0, 2 * MS), (10 * MS, 2 * MS), (10 * MS, 500 * US), (1500 * MS, 3 * MS)]
