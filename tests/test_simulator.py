@@ -234,3 +234,20 @@ def test_bad_policy_and_duration(policy):
         simulate(host, "credit", duration=MS)
     with pytest.raises(ModelError):
         simulate(host, policy, duration=0)
+
+
+def test_r5_when_a_hi_vcpu_wakes_having_consumed_c_opt(tmp_path):
+    """The HI vCPU blocks exactly at C_opt (no switch: it is not runnable), then work
+    arrives in the same period: it has consumed C_opt and is runnable -- R5 at once."""
+    jobs = tmp_path / "hi.csv"
+    jobs.write_text("0ms, 2ms\n5ms, 1ms\n")
+    host = Host(1, [
+        VM("hi", Criticality.HI, 10 * MS, 2 * MS, 6 * MS, workload=Workload("trace", path=str(jobs))),
+        VM("lo", Criticality.LO, 10 * MS, 3 * MS),
+    ])
+    trace = io.StringIO()
+    result = run(host, CheckedAkita, duration=10 * MS, trace=trace)
+    events = [json.loads(line) for line in trace.getvalue().splitlines()[1:]]
+    modes = [(e["t"], e["mode"], e.get("vcpu")) for e in events if e["event"] == "mode"]
+    assert modes == [(5 * MS, "HI", "hi/0")]
+    assert result.metrics.cpus[0].mode_switches == 1
