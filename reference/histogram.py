@@ -139,12 +139,24 @@ class LogHistogram:
             raise ValueError(f"value must be in [0, 2**64 - 1] ns, got {value}")
         if count < 1:
             raise ValueError(f"count must be >= 1, got {count}")
-        index = self._index(value)
-        self._counts[index] = self._counts.get(index, 0) + count
+        self.add(value, count)
+
+    def add(self, value: int, count: int = 1) -> None:
+        """:meth:`record` without the checks: the simulator's hot path.
+
+        The caller guarantees ints with ``0 <= value <= MAX_VALUE`` and ``count >= 1``.
+        """
+        sig = self._sig
+        shift = value.bit_length() - sig
+        index = value if shift <= 0 else (shift << (sig - 1)) + (value >> shift)
+        counts = self._counts
+        counts[index] = counts.get(index, 0) + count
         self._count += count
         self._total += value * count
-        self._min = value if self._min is None else min(self._min, value)
-        self._max = value if self._max is None else max(self._max, value)
+        if self._min is None or value < self._min:
+            self._min = value
+        if self._max is None or value > self._max:
+            self._max = value
 
     def merge(self, other: LogHistogram) -> None:
         """Add every value recorded in ``other`` to this histogram.

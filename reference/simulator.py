@@ -192,7 +192,8 @@ class Simulator:
         if not state.runnable:
             state.runnable = True
             state.waiting_since = t
-            self.emit(t, state.cpu, "wake", vcpu=state.name)
+            if self.tracing:
+                self.emit(t, state.cpu, "wake", vcpu=state.name)
             self.policy.on_wake(state, t)
 
     def _on_cpu_event(self, cpu: int, token: int, t: int) -> None:
@@ -240,14 +241,15 @@ class Simulator:
             state.runnable = False
         self.policy.charge(state, ran, t)
         if not state.runnable:
-            self.emit(t, cpu, "block", vcpu=state.name)
+            if self.tracing:
+                self.emit(t, cpu, "block", vcpu=state.name)
             self.policy.on_block(state, t)
             self._dirty.add(cpu)
 
     def _complete(self, state: VCPUState, arrival: int, t: int) -> None:
         stats = self.metrics.vms[state.vm.name]
         stats.requests += 1
-        stats.rtt.record(t - arrival)
+        stats.rtt.add(t - arrival)
         if self.tracing:
             self.emit(t, state.cpu, "complete", vcpu=state.name, arrival=arrival)
 
@@ -284,7 +286,7 @@ class Simulator:
 
     def _record_access(self, state: VCPUState, t: int) -> None:
         if state.waiting_since is not None:
-            self.metrics.vms[state.vm.name].cal.record(t - state.waiting_since)
+            self.metrics.vms[state.vm.name].cal.add(t - state.waiting_since)
             state.waiting_since = None
 
     def _arm(self, cpu: int, t: int) -> None:

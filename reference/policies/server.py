@@ -120,8 +120,9 @@ class ServerPolicy(Policy):
             backlog = state.backlog
             server.owed = vm.c_pes if backlog is None else min(vm.c_pes, backlog)
         server.stamp += 1
-        self.sim.emit(t, state.cpu, "release", vcpu=state.name, deadline=server.deadline,
-                      key=key_text(server.key), budget=server.budget)
+        if self.sim.tracing:
+            self.sim.emit(t, state.cpu, "release", vcpu=state.name, deadline=server.deadline,
+                          key=key_text(server.key), budget=server.budget)
         self.on_release(state, t)
         if state.runnable:
             self.enqueue(state)
@@ -149,7 +150,8 @@ class ServerPolicy(Policy):
         server.budget -= spent
         if server.budget == 0:
             server.stamp += 1
-            self.sim.emit(t, state.cpu, "exhaust", vcpu=state.name)
+            if self.sim.tracing:
+                self.sim.emit(t, state.cpu, "exhaust", vcpu=state.name)
             if state.runnable:
                 self.enqueue(state)
             self.sim.resched(state.cpu)
