@@ -1,0 +1,63 @@
+"""Named constraints and solving with verdicts.
+
+:class:`Constraints` collects ``(name, formula)`` pairs.  :func:`solve` asks
+Z3 whether they can all hold and answers ``sat`` with a model, ``unsat``
+with the names in an unsat core (when asked for), or ``unknown`` with Z3's
+reason -- never a bare bool, and ``unknown`` is never read as either.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import attrs
+import z3
+
+__all__ = ["Constraints", "Answer", "solve"]
+
+
+class Constraints:
+    """An ordered list of named Z3 formulas."""
+
+    def __init__(self) -> None:
+        self.items: list[tuple[str, z3.BoolRef]] = []
+
+    def add(self, name: str, formula) -> None:
+        """Add *formula* under *name* (a Python bool is accepted and must be True)."""
+        if isinstance(formula, bool):
+            formula = z3.BoolVal(formula)
+        self.items.append((name, formula))
+
+    def extend(self, pairs: Iterable[tuple[str, z3.BoolRef]]) -> None:
+        for name, formula in pairs:
+            self.add(name, formula)
+
+
+@attrs.frozen
+class Answer:
+    """What Z3 said: ``"sat"``, ``"unsat"`` or ``"unknown"``, and the evidence."""
+
+    status: str
+    model: z3.ModelRef | None = None
+    core: tuple[str, ...] = ()
+    reason: str | None = None
+
+
+def solve(constraints: Constraints, *, timeout: float, core: bool = False) -> Answer:
+    """Check *constraints* with Z3 within *timeout* seconds."""
+    solver = z3.Solver()
+    solver.set("timeout", max(1, int(timeout * 1000)))
+    if core:
+        solver.set("unsat_core", True)
+        for name, formula in constraints.items:
+            solver.assert_and_track(formula, z3.Bool(name))
+    else:
+        for _, formula in constraints.items:
+            solver.add(formula)
+    result = solver.check()
+    if result == z3.sat:
+        return Answer("sat", model=solver.model())
+    if result == z3.unsat:
+        names = tuple(str(b) for b in solver.unsat_core()) if core else ()
+        return Answer("unsat", core=names)
+    return Answer("unknown", reason=solver.reason_unknown())
