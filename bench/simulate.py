@@ -264,7 +264,7 @@ def part_simso(args) -> None:
     main, long = args.horizon, 10 * args.horizon
     short = sorted({1, max(1, main // 10)} - {main})
     expected = {h: sum(h * _S // p for p, _ in tasks) for h in [*short, main, long]}
-    print(f"each figure: the fastest of {args.repeat} fresh processes (peak RSS: the largest), "
+    print(f"each figure: the fastest of {args.repeat} run(s), each a fresh process (peak RSS: the largest), "
           f"except at {long} s (one run)")
 
     def run(name: str, python: str, seconds: int) -> dict:

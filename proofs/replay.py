@@ -1,0 +1,117 @@
+"""From a tick-level behaviour to files ``akita simulate`` replays, and back.
+
+A behaviour gives, for each vCPU of one pCPU and each of its periods, the
+demand (in ticks) of the job released at the period start, or 0 for none.
+:func:`save_replay` writes it as a host file -- one single-vCPU VM per vCPU,
+in the pCPU's order, on one pCPU, with the original options and test -- and
+one trace file per vCPU.  :func:`reference_schedule` runs the reference
+scheduler on such files and reads back which vCPU ran in each tick: the
+cross-check's other half.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from pathlib import Path
+
+import z3
+
+from akita.model import VM, Criticality, Host, SchedulerOptions, Workload, dumps_host, load_host
+from akita.model.smt.pcpu import TickPCPU, Unrolling
+
+__all__ = ["behaviour_of", "schedule_of", "save_replay", "reference_schedule", "replay_name"]
+
+
+def replay_name(vcpu_name: str) -> str:
+    """The VM that stands for vCPU ``vm/i`` in a replay host: ``vm-i``."""
+    return vcpu_name.replace("/", "-")
+
+
+def behaviour_of(unrolling: Unrolling, model: z3.ModelRef) -> dict[tuple[int, int], int]:
+    """The demands (ticks, 0 for no job) that *model* chose."""
+    return {
+        key: model.eval(demand, model_completion=True).as_long()
+        for key, demand in unrolling.demand.items()
+    }
+
+
+def schedule_of(unrolling: Unrolling, model: z3.ModelRef) -> list[str | None]:
+    """Which vCPU runs in each tick under *model* (``None``: idle)."""
+    names = [v.name for v in unrolling.pcpu.vcpus]
+    schedule = []
+    for run in unrolling.runs:
+        ran = [names[i] for i, r in enumerate(run) if z3.is_true(model.eval(r, model_completion=True))]
+        schedule.append(ran[0] if ran else None)
+    return schedule
+
+
+def replay_host(pcpu: TickPCPU, behaviour: dict[tuple[int, int], int], folder: Path) -> Host:
+    """Write the trace files of *behaviour* into *folder*; return the replay host."""
+    tick = pcpu.tick
+    vms = []
+    for i, v in enumerate(pcpu.vcpus):
+        path = folder / f"{replay_name(v.name)}.csv"
+        lines = ["# arrival, demand"] + [
+            f"{k * v.period * tick}ns, {d * tick}ns"
+            for (j, k), d in sorted(behaviour.items()) if j == i and d > 0
+        ]
+        path.write_text("\n".join(lines) + "\n")
+        vms.append(VM(
+            replay_name(v.name), Criticality.HI if v.hi else Criticality.LO, v.period * tick,
+            v.c_opt * tick, None if v.c_pes is None else v.c_pes * tick,
+            workload=Workload("trace", path=str(path.resolve())),
+        ))
+    options = SchedulerOptions(initial_temperature=pcpu.initial_temperature,
+                               hi_mode_deadline=pcpu.hi_mode_deadline,
+                               lo_in_hi_mode=pcpu.lo_in_hi_mode)
+    return Host(1, vms, test=pcpu.test, options=options)
+
+
+def save_replay(pcpu: TickPCPU, behaviour: dict[tuple[int, int], int],
+                folder: str | os.PathLike) -> Path:
+    """Write ``host.toml`` and the trace files of *behaviour* into *folder*; return the host file.
+
+    Trace paths in the host file are relative to it, so the folder can be moved.
+    """
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    host = replay_host(pcpu, behaviour, folder)
+    text = dumps_host(host).replace(str(folder.resolve()) + os.sep, "")
+    path = folder / "host.toml"
+    path.write_text(text)
+    return path
+
+
+def reference_schedule(host_file: Path, pcpu: TickPCPU, horizon: int,
+                       policy: str = "akita") -> tuple[list[str | None], dict[str, int]]:
+    """Run the reference on a replay host; return the per-tick schedule and HI misses by vCPU.
+
+    The run lasts ``horizon`` ticks plus 1 ns, so that the period starts at
+    the horizon -- where the last periods' misses are counted -- are applied.
+    """
+    from akita.model import first_fit
+    from akita.reference.policies import POLICIES
+    from akita.reference.simulator import Simulator
+
+    tick = pcpu.tick
+    trace = io.StringIO()
+    host = load_host(host_file)
+    result = Simulator(host, first_fit(host), POLICIES[policy](), duration=horizon * tick + 1,
+                       trace=trace).run()
+    back = {replay_name(v.name) + "/0": v.name for v in pcpu.vcpus}
+    schedule: list[str | None] = [None] * horizon
+    current, since = None, 0
+    for line in trace.getvalue().splitlines()[1:]:
+        event = json.loads(line)
+        if event["event"] not in ("dispatch", "idle"):
+            continue
+        for t in range(since, min(event["t"] // tick, horizon)):
+            schedule[t] = current
+        current = back[event["vcpu"]] if event["event"] == "dispatch" else None
+        since = event["t"] // tick
+    for t in range(since, horizon):
+        schedule[t] = current
+    misses = {back[name + "/0"]: m.hi_misses for name, m in result.metrics.vms.items()}
+    return schedule, misses
