@@ -15,6 +15,7 @@ import click
 from akita.model import ModelError
 
 from .admit import admit
+from .prove import prove
 from .simulate import simulate
 
 __all__ = ["cli", "main", "run"]
@@ -28,6 +29,7 @@ def cli() -> None:
 
 cli.add_command(admit)
 cli.add_command(simulate)
+cli.add_command(prove)
 
 
 def run(argv: list[str] | None = None) -> int:

@@ -71,7 +71,9 @@ class TickPCPU:
         ``"lo-ahead-in-hi"`` (HI mode runs active LO vCPUs before HI ones),
         ``"never-cool"`` (R8 never lowers a temperature), ``"cold-start"``
         (R5 sets the temperature to 0, so R9 returns to LO at the next HI
-        period start); ``None`` for the rules as they are.
+        period start), ``"eager-switch"`` (R5 fires when a HI vCPU reaches
+        ``C_opt`` even if it then holds no work); ``None`` for the rules as
+        they are.
     """
 
     vcpus: tuple[TickVCPU, ...]
@@ -84,7 +86,9 @@ class TickPCPU:
     test: str = "edf-vd"
     variant: str | None = attrs.field(
         default=None,
-        validator=attrs.validators.in_((None, "lo-ahead-in-hi", "never-cool", "cold-start")),
+        validator=attrs.validators.in_(
+            (None, "lo-ahead-in-hi", "never-cool", "cold-start", "eager-switch")
+        ),
     )
 
     def hyperperiod(self) -> int:
@@ -145,84 +149,88 @@ def unroll(pcpu: TickPCPU, horizon: int, *, caps: Sequence[int] | None = None) -
     q, p = pcpu.x.denominator, pcpu.x.numerator
     caps = list(caps) if caps is not None else [v.full for v in vs]
     cs = Constraints()
+    # Numbers are integers (linear arithmetic): bit-vectors were tried and were
+    # slower on every horizon measured (docs/proofs.rst).
+    number, literal = z3.Int, z3.IntVal
+    zero, one = literal(0), literal(1)
     released, demand, misses = {}, {}, {}
     for i, v in enumerate(vs):
         for k in range((horizon + v.period - 1) // v.period):
             r = released[i, k] = z3.Bool(f"{v.name} released in period {k}")
-            d = demand[i, k] = z3.Int(f"{v.name} demand in period {k}")
+            d = demand[i, k] = number(f"{v.name} demand in period {k}")
             cs.add(f"{v.name} period {k}: a job of 1..{caps[i]} ticks or none",
                    z3.If(r, z3.And(d >= 1, d <= caps[i]), d == 0))
 
     def fresh(kind, name, t):
-        return (z3.Bool if kind is bool else z3.Int)(f"{name} {t}")
+        return (z3.Bool if kind is bool else number)(f"{name} {t}")
 
     # state after the events of instant 0
     w = [demand[i, 0] for i in range(n)]
-    c = [z3.IntVal(0)] * n
-    served = [z3.IntVal(0)] * n
-    owed = [z3.If(w[i] < v.c_pes, w[i], v.c_pes) if v.hi else z3.IntVal(0) for i, v in enumerate(vs)]
-    temp = [z3.IntVal(0)] * n
+    c = [zero] * n
+    served = [zero] * n
+    owed = [z3.If(w[i] < v.c_pes, w[i], literal(v.c_pes)) if v.hi else zero for i, v in enumerate(vs)]
+    temp = [zero] * n
     asked = [z3.BoolVal(False)] * n
     hi_mode = z3.BoolVal(False)  # R13
     runs, modes = [], []
-    big = 4 * (n + 1) * (q * (horizon + max(v.period for v in vs)) + 1)
     heat = 0 if pcpu.variant == "cold-start" else pcpu.initial_temperature
-    hi_tier_of_hi = 1 if pcpu.variant == "lo-ahead-in-hi" else 0
-    lo_tier_in_hi = 0 if pcpu.variant == "lo-ahead-in-hi" else 1
 
     for t in range(horizon):
         # -- the choice for [t, t+1): R5 on pick, then R4/R6/R7 --------------------
-        def keys(i, mode_hi):
-            v = vs[i]
-            start = (t // v.period) * v.period
-            deadline = q * (start + v.period)
-            virtual = q * start + p * v.period
-            if not akita:
-                return deadline, deadline
-            lo_key = virtual if v.hi else deadline
-            hi_key = virtual if (v.hi and pcpu.hi_mode_deadline == "virtual") else deadline
-            return lo_key, hi_key
+        runnable = [fresh(bool, f"{v.name} runnable at", t) for v in vs]
+        active = [fresh(bool, f"{v.name} active at", t) for v in vs]
+        for i, v in enumerate(vs):
+            cs.add(f"{v.name} runnable at {t} iff it holds work", runnable[i] == (w[i] > 0))
+            cs.add(f"{v.name} active at {t} iff budget is left", active[i] == (c[i] < v.full))
+        starts = [(t // v.period) * v.period for v in vs]
+        deadline = [q * (starts[i] + v.period) for i, v in enumerate(vs)]
+        virtual = [q * starts[i] + p * v.period for i, v in enumerate(vs)]
 
-        def winners(mode_hi):
-            prio = []
-            for i, v in enumerate(vs):
-                runnable = w[i] > 0
-                active = c[i] < v.full
-                lo_key, hi_key = keys(i, mode_hi)
-                deadline = q * ((t // v.period) * v.period + v.period)
-                if not akita:
-                    tier = z3.If(z3.And(runnable, active), 0, z3.If(runnable, 2, 3))
-                    key = deadline
-                    prio.append((tier, tier * big + key * (n + 1) + v.order))
-                    continue
-                if v.hi:
-                    eligible = z3.If(mode_hi, hi_tier_of_hi, 0)
-                    tier = z3.If(z3.And(runnable, active), eligible, z3.If(runnable, 2, 3))
-                    key = z3.If(z3.And(runnable, active), z3.If(mode_hi, hi_key, lo_key), deadline)
-                else:
-                    in_hi = pcpu.lo_in_hi_mode
-                    hi_tier = (z3.If(z3.And(runnable, active), lo_tier_in_hi, z3.If(runnable, 2, 3))
-                               if in_hi else z3.IntVal(3))
-                    lo_tier = z3.If(z3.And(runnable, active), 0, z3.If(runnable, 2, 3))
-                    tier = z3.If(mode_hi, hi_tier, lo_tier)
-                    key = z3.If(z3.And(runnable, active), z3.If(mode_hi, deadline, lo_key),
-                                deadline)
-                prio.append((tier, tier * big + key * (n + 1) + v.order))
-            return [
-                z3.And(prio[i][0] < 3, *[z3.Or(prio[j][0] == 3, prio[i][1] < prio[j][1])
-                                         for j in range(n) if j != i])
-                for i in range(n)
-            ]
+        def tie(i):
+            return (0 if vs[i].hi else 1, vs[i].order)
+
+        def winners(mode_hi: bool):
+            """R4 (LO mode) / R6 (HI mode) and R7: tiers, each in a fixed order this tick."""
+            eligible = [z3.And(runnable[i], active[i]) for i in range(n)]
+            background = [z3.And(runnable[i], z3.Not(active[i])) for i in range(n)]
+            if not akita:
+                tiers = [(eligible, deadline), (background, deadline)]
+            elif not mode_hi:
+                lo_key = [virtual[i] if v.hi else deadline[i] for i, v in enumerate(vs)]
+                tiers = [(eligible, lo_key), (background, deadline)]
+            else:
+                hi_key = [virtual[i] if pcpu.hi_mode_deadline == "virtual" else deadline[i]
+                          for i in range(n)]
+                off = z3.BoolVal(False)
+                his = [eligible[i] if v.hi else off for i, v in enumerate(vs)]
+                los = [eligible[i] if (not v.hi and pcpu.lo_in_hi_mode) else off
+                       for i, v in enumerate(vs)]
+                rest = [background[i] if (v.hi or pcpu.lo_in_hi_mode) else off
+                        for i, v in enumerate(vs)]
+                first, second = ((los, deadline), (his, hi_key))
+                if pcpu.variant != "lo-ahead-in-hi":
+                    first, second = second, first
+                tiers = [first, second, (rest, deadline)]
+            win = [[] for _ in range(n)]
+            nobody_above = []
+            for members, key in tiers:
+                ranked = sorted(range(n), key=lambda i: (key[i], tie(i)))
+                for position, i in enumerate(ranked):
+                    win[i].append(z3.And(members[i], *nobody_above,
+                                         *[z3.Not(members[j]) for j in ranked[:position]]))
+                nobody_above.append(z3.Not(z3.Or(*members)) if n else z3.BoolVal(True))
+            return [z3.Or(*options) for options in win]
 
         if akita:
-            lo_win = winners(z3.BoolVal(False))
+            lo_win = winners(False)
             hot = [z3.And(z3.Not(hi_mode), lo_win[i], z3.BoolVal(v.hi), c[i] >= v.c_opt)
                    for i, v in enumerate(vs)]
             switch = z3.Or(*hot) if n else z3.BoolVal(False)
             temp = [z3.If(hot[i], heat, temp[i]) for i in range(n)]
             asked = [z3.Or(asked[i], hot[i]) for i in range(n)]
             hi_mode = z3.Or(hi_mode, switch)
-        chosen = winners(hi_mode)
+        chosen = ([z3.If(hi_mode, h, l) for h, l in zip(winners(True), winners(False))]
+                  if akita else winners(False))
         run = [fresh(bool, f"{v.name} runs at tick", t) for v in vs]
         for i, v in enumerate(vs):
             cs.add(f"choice at tick {t}: {v.name}", run[i] == chosen[i])
@@ -238,10 +246,11 @@ def unroll(pcpu: TickPCPU, horizon: int, *, caps: Sequence[int] | None = None) -
         crossings = []
         for i, v in enumerate(vs):
             charged = z3.And(run[i], c[i] < v.full)
-            wi = w[i] - z3.If(run[i], 1, 0)
-            ci = c[i] + z3.If(charged, 1, 0)
-            si = served[i] + z3.If(run[i], 1, 0)
-            cross = (z3.And(charged, c[i] + 1 == v.c_opt, wi > 0)
+            wi = w[i] - z3.If(run[i], one, zero)
+            ci = c[i] + z3.If(charged, one, zero)
+            si = served[i] + z3.If(run[i], one, zero)
+            still_runnable = z3.BoolVal(True) if pcpu.variant == "eager-switch" else wi > 0
+            cross = (z3.And(charged, c[i] + 1 == v.c_opt, still_runnable)
                      if (akita and v.hi) else z3.BoolVal(False))
             crossings.append(cross)
             new_temp.append(z3.If(cross, heat, temp[i]))
@@ -262,13 +271,13 @@ def unroll(pcpu: TickPCPU, horizon: int, *, caps: Sequence[int] | None = None) -
                 cs.add(f"{v.name} period {k - 1}: HI miss iff served < owed",
                        misses[i, k - 1] == (new_served[i] < owed[i]))
                 hi_release = True
-                owed[i] = z3.If(new_w[i] < v.c_pes, new_w[i], v.c_pes)
+                owed[i] = z3.If(new_w[i] < v.c_pes, new_w[i], literal(v.c_pes))
                 if pcpu.variant != "never-cool":
                     new_temp[i] = z3.If(z3.And(new_temp[i] > 0, z3.Not(new_asked[i])),
                                         new_temp[i] - 1, new_temp[i])
                 new_asked[i] = z3.BoolVal(False)
-            new_c[i] = z3.IntVal(0)
-            new_served[i] = z3.IntVal(0)
+            new_c[i] = zero
+            new_served[i] = zero
         if akita and hi_release:
             cool = z3.And(*[new_temp[i] == 0 for i, v in enumerate(vs) if v.hi])
             mode_next = z3.And(mode_next, z3.Not(cool))

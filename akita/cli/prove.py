@@ -1,0 +1,157 @@
+"""``akita prove [NAME ...]``: discharge the proof obligations of the manifest."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from typing import Iterable, Sequence
+
+import click
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from akita.model import ModelError
+from akita.proofs import manifest
+from akita.proofs.obligation import Obligation, Outcome, discharge
+from akita.proofs.verdict import ProofVerdict
+
+__all__ = ["prove", "outcomes_json"]
+
+
+@click.command()
+@click.argument("names", nargs=-1, metavar="[NAME]...")
+@click.option("--json", "as_json", is_flag=True, help="Print the outcomes (or the list) as JSON on stdout.")
+@click.option("--list", "as_list", is_flag=True, help="List the obligations with their statements; prove nothing.")
+def prove(names: tuple[str, ...], as_json: bool, as_list: bool) -> int:
+    """Discharge the proof obligations (all, or those NAMEd) and compare each
+    verdict with the expected one.
+
+    Exit status 0 if every verdict is the expected one, 1 if some verdict is
+    not (an "unknown" verdict is never a pass), 2 if a NAME is unknown.
+    """
+    chosen = select(manifest.load(), names)
+    if as_list:
+        if as_json:
+            click.echo(json.dumps({"obligations": [_listing(o) for o in chosen]}))
+        else:
+            _print_list(chosen)
+        return 0
+    outcomes = run_obligations(chosen)
+    if as_json:
+        click.echo(json.dumps(outcomes_json(outcomes)))
+    else:
+        _print_table(outcomes, detailed=bool(names))
+    return 0 if all(outcome.passed for outcome in outcomes) else 1
+
+
+def select(obligations: Sequence[Obligation], names: Iterable[str]) -> list[Obligation]:
+    """The obligations called *names*, in the order given (all of them if none is given).
+
+    :raises ModelError: field ``NAME``, for a name that is not in the manifest.
+    """
+    by_name = {obligation.name: obligation for obligation in obligations}
+    names = list(dict.fromkeys(names))
+    for name in names:
+        if name not in by_name:
+            raise ModelError("NAME", name, "the name of a proof obligation (see akita prove --list)")
+    return [by_name[name] for name in names] if names else list(obligations)
+
+
+def run_obligations(obligations: Sequence[Obligation]) -> list[Outcome]:
+    """Discharge each obligation in turn, with a progress bar on stderr if it is a terminal.
+
+    A check that raises does not stop the run: its verdict is ``unknown``,
+    with the exception as the reason.
+    """
+    if not sys.stderr.isatty():
+        return [_discharge(obligation) for obligation in obligations]
+    outcomes = []
+    columns = (TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
+        task = progress.add_task("proving", total=len(obligations))
+        for obligation in obligations:
+            progress.update(task, description=f"proving {obligation.name}")
+            outcomes.append(_discharge(obligation))
+            progress.advance(task)
+    return outcomes
+
+
+def _discharge(obligation: Obligation) -> Outcome:
+    start = time.perf_counter()
+    try:
+        return discharge(obligation)
+    except Exception as error:  # noqa: BLE001 - a crashing check is reported, never a pass
+        verdict = ProofVerdict.unknown(f"the check raised {type(error).__name__}: {error}")
+        return Outcome(obligation, verdict, time.perf_counter() - start)
+
+
+def outcomes_json(outcomes: Iterable[Outcome]) -> dict:
+    """The documented JSON document: ``{"obligations": [Outcome.as_json(), ...]}``."""
+    return {"obligations": [outcome.as_json() for outcome in outcomes]}
+
+
+def _listing(obligation: Obligation) -> dict:
+    return {
+        "name": obligation.name,
+        "scope": obligation.scope,
+        "expected": obligation.expected,
+        "timeout": obligation.timeout,
+        "statement": obligation.statement,
+    }
+
+
+def _print_list(obligations: Sequence[Obligation]) -> None:
+    console = _console()
+    for obligation in obligations:
+        console.print(
+            f"[bold]{escape(obligation.name)}[/bold]  expected {obligation.expected}, "
+            f"timeout {obligation.timeout:g} s"
+        )
+        console.print(f"  scope: {escape(obligation.scope)}")
+        console.print(f"  {escape(obligation.statement)}")
+        console.print()
+    console.print(f"{len(obligations)} obligations.")
+
+
+def _console() -> Console:
+    """stdout; 160 columns when it is not a terminal (piped tables stay readable)."""
+    return Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+
+
+def _print_table(outcomes: Sequence[Outcome], *, detailed: bool) -> None:
+    console = _console()
+    table = Table(title="Proof obligations", caption="a negative control is expected to be refuted")
+    table.add_column("obligation", no_wrap=True)
+    table.add_column("scope", ratio=1)
+    table.add_column("expected", no_wrap=True)
+    table.add_column("verdict", no_wrap=True)
+    table.add_column("seconds", justify="right")
+    for outcome in outcomes:
+        colour = "green" if outcome.passed else "red"
+        mark = "pass" if outcome.passed else "FAIL"
+        table.add_row(
+            escape(outcome.obligation.name),
+            escape(outcome.obligation.scope),
+            outcome.obligation.expected,
+            f"[{colour}]{outcome.verdict.verdict} ({mark})[/{colour}]",
+            f"{outcome.seconds:.3f}",
+        )
+    console.print(table)
+    for outcome in outcomes:
+        if detailed or not outcome.passed:
+            _print_details(console, outcome)
+    passed = sum(outcome.passed for outcome in outcomes)
+    colour = "green" if passed == len(outcomes) else "red"
+    console.print(f"[{colour}]{passed} of {len(outcomes)} obligations reached their expected verdict.[/{colour}]")
+
+
+def _print_details(console: Console, outcome: Outcome) -> None:
+    verdict = outcome.verdict
+    console.print(f"[bold]{escape(outcome.obligation.name)}[/bold]: {verdict.verdict}")
+    if verdict.reason:
+        console.print(f"  {escape(verdict.reason)}")
+    if verdict.counterexample is not None:
+        console.print(escape(json.dumps(verdict.counterexample, indent=2)))
