@@ -149,8 +149,8 @@ def _choice_lemma(budget: Budget) -> tuple[str, object]:
             rejected == z3.Not(z3.Or(*placed)),
         )
         constraints.add(f"first fit's choice on {m} pCPUs goes wrong", z3.Not(claim))
-        status, evidence = refute(
-            constraints, budget, lambda model: {str(f): exact_value(model, f) for f in fits}
+        status, evidence = refute(  # propositional, with a cardinality constraint
+            constraints, budget, lambda model: {str(f): exact_value(model, f) for f in fits}, logic=None
         )
         if status != "unsat":
             return status, evidence

@@ -72,8 +72,9 @@ class TickPCPU:
         ``"never-cool"`` (R8 never lowers a temperature), ``"cold-start"``
         (R5 sets the temperature to 0, so R9 returns to LO at the next HI
         period start), ``"eager-switch"`` (R5 fires when a HI vCPU reaches
-        ``C_opt`` even if it then holds no work); ``None`` for the rules as
-        they are.
+        ``C_opt`` even if it then holds no work), ``"no-switch"`` (R5 never
+        fires: HI vCPUs spend ``C_pes`` in LO mode); ``None`` for the rules
+        as they are.
     """
 
     vcpus: tuple[TickVCPU, ...]
@@ -87,7 +88,7 @@ class TickPCPU:
     variant: str | None = attrs.field(
         default=None,
         validator=attrs.validators.in_(
-            (None, "lo-ahead-in-hi", "never-cool", "cold-start", "eager-switch")
+            (None, "lo-ahead-in-hi", "never-cool", "cold-start", "eager-switch", "no-switch")
         ),
     )
 
@@ -135,6 +136,7 @@ class Unrolling:
     runs: list              # runs[t][i] -> Bool: vCPU i runs in tick [t, t+1)
     misses: dict            # (i, k) -> Bool: HI vCPU i short in period k
     mode: list              # mode[t] -> Bool (HI) used by the choice at t
+    work: list              # work[t][i] -> Int: work vCPU i holds when tick t is chosen
 
 
 def unroll(pcpu: TickPCPU, horizon: int, *, caps: Sequence[int] | None = None) -> Unrolling:
@@ -172,11 +174,12 @@ def unroll(pcpu: TickPCPU, horizon: int, *, caps: Sequence[int] | None = None) -
     temp = [zero] * n
     asked = [z3.BoolVal(False)] * n
     hi_mode = z3.BoolVal(False)  # R13
-    runs, modes = [], []
+    runs, modes, works = [], [], []
     heat = 0 if pcpu.variant == "cold-start" else pcpu.initial_temperature
 
     for t in range(horizon):
         # -- the choice for [t, t+1): R5 on pick, then R4/R6/R7 --------------------
+        works.append(list(w))
         runnable = [fresh(bool, f"{v.name} runnable at", t) for v in vs]
         active = [fresh(bool, f"{v.name} active at", t) for v in vs]
         for i, v in enumerate(vs):
@@ -223,7 +226,8 @@ def unroll(pcpu: TickPCPU, horizon: int, *, caps: Sequence[int] | None = None) -
 
         if akita:
             lo_win = winners(False)
-            hot = [z3.And(z3.Not(hi_mode), lo_win[i], z3.BoolVal(v.hi), c[i] >= v.c_opt)
+            hot = [z3.And(z3.Not(hi_mode), lo_win[i], c[i] >= v.c_opt)
+                   if (v.hi and pcpu.variant != "no-switch") else z3.BoolVal(False)
                    for i, v in enumerate(vs)]
             switch = z3.Or(*hot) if n else z3.BoolVal(False)
             temp = [z3.If(hot[i], heat, temp[i]) for i in range(n)]
@@ -251,7 +255,7 @@ def unroll(pcpu: TickPCPU, horizon: int, *, caps: Sequence[int] | None = None) -
             si = served[i] + z3.If(run[i], one, zero)
             still_runnable = z3.BoolVal(True) if pcpu.variant == "eager-switch" else wi > 0
             cross = (z3.And(charged, c[i] + 1 == v.c_opt, still_runnable)
-                     if (akita and v.hi) else z3.BoolVal(False))
+                     if (akita and v.hi and pcpu.variant != "no-switch") else z3.BoolVal(False))
             crossings.append(cross)
             new_temp.append(z3.If(cross, heat, temp[i]))
             new_asked.append(z3.Or(asked[i], cross))
@@ -293,4 +297,4 @@ def unroll(pcpu: TickPCPU, horizon: int, *, caps: Sequence[int] | None = None) -
                 cs.add(f"{label} {v.name} at {nxt}", var == value)
                 store.append(var)
         hi_mode = mode_next
-    return Unrolling(pcpu, horizon, cs, released, demand, runs, misses, modes)
+    return Unrolling(pcpu, horizon, cs, released, demand, runs, misses, modes, works)

@@ -1,0 +1,91 @@
+"""Checking a property of one pCPU's schedule over all behaviours in scope.
+
+The pCPU is unrolled (:func:`akita.model.smt.pcpu.unroll`); a *violation*
+formula is added; Z3 looks for a behaviour that satisfies it.  None (unsat)
+means the property holds for every behaviour in scope; one (sat) is a
+counterexample, read back in domain words and, on request, saved as a host
+file plus workload traces that ``akita simulate`` replays.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+import z3
+
+from akita.model import format_duration
+from akita.model.smt.named import solve
+from akita.model.smt.pcpu import TickPCPU, Unrolling, unroll
+
+from .replay import behaviour_of, save_replay, schedule_of
+from .verdict import ProofVerdict
+
+__all__ = ["check_schedule", "describe", "scope_of"]
+
+
+def scope_of(pcpu: TickPCPU, horizon: int) -> str:
+    """The scope of a schedule check, in words."""
+    names = ", ".join(v.name for v in pcpu.vcpus)
+    return (f"{len(pcpu.vcpus)} vCPUs ({names}), {horizon} ticks of "
+            f"{format_duration(pcpu.tick)} from a synchronous start, a job of any demand "
+            f"up to its cap or none at each period start")
+
+
+def check_schedule(
+    pcpu: TickPCPU,
+    horizon: int,
+    violation: Callable[[Unrolling], z3.BoolRef],
+    *,
+    timeout: float,
+    what: str,
+    caps=None,
+    save_to: str | Path | None = None,
+) -> ProofVerdict:
+    """Whether some behaviour of *pcpu* within *horizon* ticks satisfies *violation*."""
+    unrolling = unroll(pcpu, horizon, caps=caps)
+    unrolling.constraints.add(f"violation: {what}", violation(unrolling))
+    answer = solve(unrolling.constraints, timeout=timeout)
+    if answer.status == "unsat":
+        return ProofVerdict.proved(f"no behaviour in scope where {what}")
+    if answer.status == "unknown":
+        return ProofVerdict.unknown(f"Z3: {answer.reason}")
+    example = describe(unrolling, answer.model, what)
+    if save_to is not None:
+        example["replay"] = str(save_replay(pcpu, behaviour_of(unrolling, answer.model), save_to))
+    return ProofVerdict.refuted(example, example["text"])
+
+
+def describe(unrolling: Unrolling, model: z3.ModelRef, what: str) -> dict:
+    """A counterexample in domain words: the jobs, the misses, the schedule."""
+    pcpu = unrolling.pcpu
+    tick = pcpu.tick
+    vcpus = pcpu.vcpus
+    behaviour = behaviour_of(unrolling, model)
+    jobs = [
+        {"vcpu": vcpus[i].name, "period": k, "release_ns": k * vcpus[i].period * tick,
+         "demand_ns": demand * tick}
+        for (i, k), demand in sorted(behaviour.items(), key=lambda e: (e[0][1] * vcpus[e[0][0]].period, e[0][0]))
+        if demand > 0
+    ]
+    misses = [
+        {"vcpu": vcpus[i].name, "period": k, "deadline_ns": (k + 1) * vcpus[i].period * tick}
+        for (i, k), short in sorted(unrolling.misses.items())
+        if z3.is_true(model.eval(short, model_completion=True))
+    ]
+    runs = []
+    for t, name in enumerate(schedule_of(unrolling, model)):
+        if runs and runs[-1][2] == name:
+            runs[-1][1] = (t + 1) * tick
+        else:
+            runs.append([t * tick, (t + 1) * tick, name])
+    job_text = "; ".join(
+        f"{j['vcpu']} {format_duration(j['demand_ns'])} at {format_duration(j['release_ns'])}"
+        for j in jobs) or "none"
+    miss_text = "; ".join(
+        f"{m['vcpu']} is served less than it is owed in period {m['period']} "
+        f"(deadline {format_duration(m['deadline_ns'])})" for m in misses)
+    text = f"{what}: {miss_text or 'see schedule'}; jobs: {job_text}"
+    return {"text": text, "tick_ns": tick, "horizon_ns": unrolling.horizon * tick,
+            "jobs": jobs, "misses": misses,
+            "schedule": [{"from_ns": a, "to_ns": b, "vcpu": name} for a, b, name in runs]}
