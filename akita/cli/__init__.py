@@ -15,8 +15,10 @@ import click
 from akita.model import ModelError
 
 from .admit import admit
+from .check import check
 from .prove import prove
 from .simulate import simulate
+from .verify import verify
 
 __all__ = ["cli", "main", "run"]
 
@@ -28,7 +30,9 @@ def cli() -> None:
 
 
 cli.add_command(admit)
+cli.add_command(check)
 cli.add_command(simulate)
+cli.add_command(verify)
 cli.add_command(prove)
 
 

@@ -10,7 +10,7 @@ from rich.table import Table
 
 from akita.model import Placement, first_fit, load_host
 
-__all__ = ["admit", "placement_json"]
+__all__ = ["admit", "placement_json", "print_placement"]
 
 
 @click.command()
@@ -26,7 +26,7 @@ def admit(host_file: str, as_json: bool) -> int:
     if as_json:
         click.echo(json.dumps(placement_json(placement)))
     else:
-        _print_table(placement)
+        print_placement(placement)
     return 0 if placement.admitted else 1
 
 
@@ -59,8 +59,9 @@ def placement_json(placement: Placement) -> dict:
     }
 
 
-def _print_table(placement: Placement) -> None:
-    console = Console(highlight=False)
+def print_placement(placement: Placement, console: Console | None = None) -> None:
+    """The placement as tables for people."""
+    console = console or Console(highlight=False)
     pcpus = Table(
         title=f"pCPUs (admission test: {placement.test})",
         caption="U1 = LO load at C_opt, U2 = HI load at C_opt, U3 = HI load at C_pes; "

@@ -15,7 +15,7 @@ from akita.model import ModelError, format_duration, load_host, parse_duration
 from akita.reference.policies import POLICIES
 from akita.reference.run import simulate as run_simulation
 
-__all__ = ["simulate"]
+__all__ = ["simulate", "print_metrics"]
 
 
 @click.command()
@@ -51,7 +51,7 @@ def simulate(host_file, policy, duration_text, seed, trace_path, timeline_path, 
     if as_json:
         click.echo(json.dumps(result.as_json()))
     else:
-        _print(result.as_json())
+        print_metrics(result.as_json())
     return 0
 
 
@@ -80,8 +80,9 @@ def _ms(ns: int) -> str:
     return f"{ns / 1e6:.3f}"
 
 
-def _print(doc: dict) -> None:
-    console = Console(highlight=False, width=None if sys.stdout.isatty() else 110)
+def print_metrics(doc: dict, console: Console | None = None) -> None:
+    """A simulation's metrics as tables for people."""
+    console = console or Console(highlight=False, width=None if sys.stdout.isatty() else 110)
     vms = Table(title=f"VMs under {doc['policy']} for {format_duration(doc['duration_ns'])} "
                 f"(seed {doc['seed']})", caption="times in ms")
     for column in ("VM", "CPU share", "requests", "RTT p50", "p99", "p99.9", "max",
