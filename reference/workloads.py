@@ -217,16 +217,25 @@ def _failures(rng: random.Random, rate: Fraction | None) -> int:
 
 
 def _poisson(vm: VM, rng: random.Random) -> Iterator[Job]:
-    """A Poisson stream of ``rate / vcpus`` requests per second, each needing ``service``."""
+    """A Poisson stream of ``rate / vcpus`` requests per second, each needing ``service``.
+
+    The same exact values as ``_whole(E * mean + 1/2)``, computed in integers on
+    the hot path: with ``E = n/d`` (the float's exact ratio) and a mean of
+    ``g/h``, ``floor(E * g/h + 1/2) = (2 n g + d h) // (2 d h)``.
+    """
     workload = vm.workload
     mean_gap = Fraction(_NS_PER_S * vm.vcpus) / workload.rate
+    gap_n, gap_d = mean_gap.numerator, mean_gap.denominator
     service = workload.service
     exponential_service = workload.distribution == "exponential"
+    draw = rng.expovariate
     arrival = 0
     while True:
-        arrival += _whole(_exponential(rng) * mean_gap + _HALF, least=0)
+        n, d = draw(1.0).as_integer_ratio()
+        arrival += (2 * n * gap_n + d * gap_d) // (2 * d * gap_d)
         if exponential_service:
-            demand = _whole(_exponential(rng) * service + _HALF, least=1)
+            n, d = draw(1.0).as_integer_ratio()
+            demand = max(1, (2 * n * service + d) // (2 * d))
         else:
             demand = service
         yield arrival, demand
