@@ -94,3 +94,22 @@ def test_check_cli_unknown_and_bad_input(capsys, tmp_path):
     assert status == 3 and json.loads(out)["pcpus"][0]["verdict"] == "unknown"
     status, out, err = check(capsys, host, "--policy", "credit")
     assert status == 2 and out == "" and "--policy" in err
+
+
+def test_verify_default_host_reports_all_three_parts(capsys):
+    status = run(["verify", "--duration", "200ms", "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert status == 0 and doc["status"] == 0
+    assert set(doc) == {"admission", "check", "simulation", "status"}
+    assert doc["admission"]["admitted"] is True
+    assert [p["verdict"] for p in doc["check"]["pcpus"]] == ["proved"]
+    assert doc["simulation"]["vms"]["memcached"]["hi_misses"] == 0
+
+
+def test_verify_reports_a_rejection_with_status_1(capsys):
+    from pathlib import Path
+
+    status = run(["verify", str(Path(__file__).parent.parent / "examples" / "mixed.toml"),
+                  "--duration", "100ms"])
+    out = capsys.readouterr().out
+    assert status == 1 and "Rejected VMs" in out and "HI guarantee" in out
