@@ -150,7 +150,8 @@ class Simulator:
         self.policy.setup(self)
         for cpu in range(self.host.pcpus):
             self._dirty.add(cpu)
-        events, duration = self._events, self.duration
+        events, duration, synced = self._events, self.duration, self._synced
+        on_timer = self.policy.on_timer
         next_report = duration // 100 if self._progress else None
         while events and events[0][0] < duration:
             t = events[0][0]
@@ -159,8 +160,9 @@ class Simulator:
                 if kind == _CPU:
                     self._on_cpu_event(a, b, t)
                 elif kind == _TIMER:
-                    self._sync(a, t)
-                    self.policy.on_timer(t, b)
+                    if t > synced[a]:
+                        self._sync(a, t)
+                    on_timer(t, b)
                 else:
                     self._on_arrival(a, b, t)
             while self._dirty:
@@ -185,7 +187,8 @@ class Simulator:
             return
 
     def _on_arrival(self, state: VCPUState, demand: int, t: int) -> None:
-        self._sync(state.cpu, t)
+        if t > self._synced[state.cpu]:
+            self._sync(state.cpu, t)
         state.jobs.append([t, demand])
         state.backlog += demand
         self._next_arrival(state, self._sources[state])
@@ -254,7 +257,8 @@ class Simulator:
             self.emit(t, state.cpu, "complete", vcpu=state.name, arrival=arrival)
 
     def _dispatch(self, cpu: int, t: int) -> None:
-        self._sync(cpu, t)
+        if t > self._synced[cpu]:
+            self._sync(cpu, t)
         state, until = self.policy.pick(cpu, t)
         previous = self.running[cpu]
         self._until[cpu] = until

@@ -68,6 +68,7 @@ class ServerPolicy(Policy):
 
     def setup(self, sim) -> None:
         super().setup(sim)
+        self.resched = sim.resched
         for state in sim.vcpus:
             state.sched = Server()
         self.setup_cpus(sim)
@@ -127,17 +128,17 @@ class ServerPolicy(Policy):
         if state.runnable:
             self.enqueue(state)
         self.sim.set_timer(t + vm.period, state.cpu, state)
-        self.sim.resched(state.cpu)
+        self.resched(state.cpu)
 
     def on_wake(self, state: VCPUState, t: int) -> None:
         state.sched.stamp += 1
         self.enqueue(state)
         if self.sim.host.options.wake_preempts or self.sim.running[state.cpu] is None:
-            self.sim.resched(state.cpu)
+            self.resched(state.cpu)
 
     def on_block(self, state: VCPUState, t: int) -> None:
         state.sched.stamp += 1
-        self.sim.resched(state.cpu)
+        self.resched(state.cpu)
 
     def charge(self, state: VCPUState, ran: int, t: int) -> None:
         server = state.sched
@@ -154,7 +155,7 @@ class ServerPolicy(Policy):
                 self.sim.emit(t, state.cpu, "exhaust", vcpu=state.name)
             if state.runnable:
                 self.enqueue(state)
-            self.sim.resched(state.cpu)
+            self.resched(state.cpu)
         self.on_charged(state, before, t)
 
     def describe(self, state: VCPUState) -> tuple[int, str, int]:
