@@ -1,35 +1,42 @@
 """The manifest: every proof obligation, its scope, expected verdict and timeout.
 
-Obligations are registered by the modules that state them; this module
-gathers them in a fixed order.  ``akita prove`` runs them all (or those named).
+Obligations are stated by the modules listed in :data:`MODULES`, each of
+which exports ``OBLIGATIONS``; the manifest gathers them in that order.
+``akita prove`` runs them all, or those named.
 """
 
 from __future__ import annotations
 
+import importlib
+
 from .obligation import Obligation
 
-__all__ = ["MANIFEST", "obligation_named"]
+__all__ = ["MODULES", "load", "obligation_named"]
 
-
-def _gather() -> tuple[Obligation, ...]:
-    from . import registry
-
-    return tuple(registry.OBLIGATIONS)
-
-
-def obligation_named(name: str) -> Obligation:
-    for obligation in MANIFEST:
-        if obligation.name == name:
-            return obligation
-    raise KeyError(name)
-
-
-MANIFEST: tuple[Obligation, ...] = ()
+#: Modules of ``akita.proofs`` that state obligations, in the order they run.
+MODULES = (
+    "edf_vd_obligations",
+    "packing_obligations",
+    "hi_guarantee",
+    "mode_obligations",
+)
 
 
 def load() -> tuple[Obligation, ...]:
-    """The manifest, importing the obligation modules on first use."""
-    global MANIFEST
-    if not MANIFEST:
-        MANIFEST = _gather()
-    return MANIFEST
+    """Every obligation, in manifest order (names are unique)."""
+    obligations: list[Obligation] = []
+    for module in MODULES:
+        obligations.extend(importlib.import_module(f"akita.proofs.{module}").OBLIGATIONS)
+    names = [o.name for o in obligations]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise ValueError(f"obligation names must be unique, got {duplicates}")
+    return tuple(obligations)
+
+
+def obligation_named(name: str) -> Obligation:
+    """The obligation called *name*."""
+    for obligation in load():
+        if obligation.name == name:
+            return obligation
+    raise KeyError(name)
