@@ -37,13 +37,20 @@ from akita.model.smt.edf_vd import (
     symbolic_sums,
     x_of,
 )
-from akita.model.smt.named import Answer, Constraints, solve
+from akita.model.smt.named import Constraints, solve
 
 from .obligation import Obligation
 from .verdict import ProofVerdict
 
 __all__ = [
     "OBLIGATIONS",
+    "Budget",
+    "describe_vms",
+    "realize",
+    "refute",
+    "sums_counterexample",
+    "utilizations",
+    "verdict_of",
     "generated_sets",
     "check_edf_vd_z3_agrees_with_reference",
     "check_edf_vd_z3_agrees_on_generated_sets",
@@ -103,29 +110,12 @@ def refute(
     """
     if budget.spent():
         return "unknown", "the obligation's timeout was spent before this query"
-    if logic is None:
-        answer = solve(constraints, timeout=budget.left())
-    else:
-        answer = _solve_in(logic, constraints, budget.left())
+    answer = solve(constraints, timeout=budget.left(), logic=logic)
     if answer.status == "sat":
         return "sat", counterexample(answer.model)
     if answer.status == "unsat":
         return "unsat", None
     return "unknown", f"Z3 answered unknown ({answer.reason})"
-
-
-def _solve_in(logic: str, constraints: Constraints, timeout: float) -> Answer:
-    """:func:`~akita.model.smt.named.solve` with Z3's solver for *logic*."""
-    solver = z3.SolverFor(logic)
-    solver.set("timeout", max(1, int(timeout * 1000)))
-    for _, formula in constraints.items:
-        solver.add(formula)
-    result = solver.check()
-    if result == z3.sat:
-        return Answer("sat", model=solver.model())
-    if result == z3.unsat:
-        return Answer("unsat")
-    return Answer("unknown", reason=solver.reason_unknown())
 
 
 def utilizations(constraints: Constraints, *, realizable: bool) -> Sums:
@@ -141,7 +131,9 @@ def utilizations(constraints: Constraints, *, realizable: bool) -> Sums:
     constraints.add("U3 >= 0 (HI load at C_pes)", u3 >= 0)
     if realizable:
         constraints.add("U2 <= U3 (every HI vCPU has C_opt <= C_pes)", u2 <= u3)
-        constraints.add("U3 > 0 implies U2 > 0 (every HI vCPU has C_opt > 0)", z3.Implies(u3 > 0, u2 > 0))
+        constraints.add(
+            "U3 > 0 implies U2 > 0 (every HI vCPU has C_opt > 0)", z3.Implies(u3 > 0, u2 > 0)
+        )
     return u1, u2, u3
 
 
@@ -197,7 +189,9 @@ def sums_counterexample(model: z3.ModelRef, sums: Sums, **terms: z3.ExprRef) -> 
         vms = realize(*values)
         verdict = edf_vd_test(UtilizationSums.of(vm.vcpu(0) for vm in vms))
         found["vcpus"] = describe_vms(vms)
-        found["reference"] = ("schedulable: " if verdict.schedulable else "not schedulable: ") + verdict.reason
+        found["reference"] = (
+            "schedulable: " if verdict.schedulable else "not schedulable: "
+        ) + verdict.reason
     return found
 
 
@@ -219,7 +213,9 @@ def _agreement(budget: Budget, formula: Callable[..., z3.BoolRef], what: str) ->
     """Is *formula* equal to R11 by cases on all sums >= 0 and on 1..6 symbolic vCPUs?"""
     constraints = Constraints()
     sums = utilizations(constraints, realizable=False)
-    constraints.add(f"{what} disagrees with R11 by cases", formula(*sums) != schedulable_by_cases(*sums))
+    constraints.add(
+        f"{what} disagrees with R11 by cases", formula(*sums) != schedulable_by_cases(*sums)
+    )
     status, evidence = refute(constraints, budget, lambda m: sums_counterexample(m, sums))
     if status != "unsat":
         return verdict_of(status, evidence, "")
@@ -244,7 +240,8 @@ def _agreement(budget: Budget, formula: Callable[..., z3.BoolRef], what: str) ->
         if status != "unsat":
             return verdict_of(status, evidence, "")
     return ProofVerdict.proved(
-        f"unsat for all sums >= 0 and for n = 1..{MAX_VCPUS} vCPUs with periods in [1, {MAX_PERIOD}]"
+        f"unsat for all sums >= 0 and for n = 1..{MAX_VCPUS} vCPUs "
+        f"with periods in [1, {MAX_PERIOD}]"
     )
 
 
@@ -257,9 +254,7 @@ def check_edf_vd_z3_agrees_with_reference(timeout: float) -> ProofVerdict:
     1 <= C_opt <= C_pes <= T and 1 <= T <= 50, and where the formula says
     schedulable, x is defined. (Baruah et al., ECRTS 2012, Theorem 1; Akita
     paper, Eq. (4)-(6).)"""
-    budget = Budget(timeout)
-    formula = lambda u1, u2, u3: schedulable(u1, u2, u3)  # noqa: E731
-    return _agreement(budget, formula, "the division-free formula")
+    return _agreement(Budget(timeout), schedulable, "the division-free formula")
 
 
 def _unguarded(u1, u2, u3) -> z3.BoolRef:
@@ -280,14 +275,24 @@ def check_negative_control_no_guard(timeout: float) -> ProofVerdict:
         constraints = Constraints()
         vcpus = [SymbolicVCPU(f"vm{i}", integer=True) for i in range(n)]
         sums = symbolic_sums(vcpus, constraints, max_period=MAX_PERIOD)
-        constraints.add("the unguarded formula disagrees with R11", _unguarded(*sums) != schedulable(*sums))
+        constraints.add(
+            "the unguarded formula disagrees with R11", _unguarded(*sums) != schedulable(*sums)
+        )
 
         def counterexample(model, vcpus=vcpus, sums=sums):
             found = {v.name: v.describe(model, "ms") for v in vcpus}
             found.update({k: exact_value(model, s) for k, s in zip(("U1", "U2", "U3"), sums)})
             found["unguarded x = U2/(1 - U1)"] = exact_value(model, sums[1] / (1 - sums[0]))
-            found["unguarded formula"] = "schedulable" if z3.is_true(model.eval(_unguarded(*sums), True)) else "not schedulable"
-            found["R11"] = "schedulable" if z3.is_true(model.eval(schedulable(*sums), True)) else "not schedulable"
+            found["unguarded formula"] = (
+                "schedulable"
+                if z3.is_true(model.eval(_unguarded(*sums), True))
+                else "not schedulable"
+            )
+            found["R11"] = (
+                "schedulable"
+                if z3.is_true(model.eval(schedulable(*sums), True))
+                else "not schedulable"
+            )
             return found
 
         status, evidence = refute(constraints, budget, counterexample, logic=None)
@@ -381,7 +386,9 @@ def _compare_on_sets(
                 },
                 f"{what} and the reference disagree on set {number}",
             )
-    return ProofVerdict.proved(f"{what} and the reference agree on all {len(sets)} sets, verdict and x")
+    return ProofVerdict.proved(
+        f"{what} and the reference agree on all {len(sets)} sets, verdict and x"
+    )
 
 
 def _z3_on(task_set: TaskSet) -> tuple[bool, Fraction | None]:
@@ -449,7 +456,9 @@ def _corollary(budget: Budget, bound: Fraction, *, realizable: bool) -> ProofVer
     status, evidence = refute(
         constraints, budget, lambda m: sums_counterexample(m, sums, **{"U1 + U2": u1 + u2})
     )
-    return verdict_of(status, evidence, f"unsat: no sums with max(U1 + U2, U3) <= {bound} fail the test")
+    return verdict_of(
+        status, evidence, f"unsat: no sums with max(U1 + U2, U3) <= {bound} fail the test"
+    )
 
 
 def check_utilization_corollary(timeout: float) -> ProofVerdict:
@@ -478,7 +487,11 @@ def _tightness(budget: Budget, *, strict: bool) -> ProofVerdict:
     constraints = Constraints()
     eps = z3.Real("eps")
     constraints.add("eps > 0" if strict else "eps >= 0", eps > 0 if strict else eps >= 0)
-    u1, u2, u3 = as_real(Fraction(1, 2)), as_real(Fraction(1, 4)) + eps, as_real(Fraction(3, 4)) + eps
+    u1, u2, u3 = (
+        as_real(Fraction(1, 2)),
+        as_real(Fraction(1, 4)) + eps,
+        as_real(Fraction(3, 4)) + eps,
+    )
     largest = z3.If(u1 + u2 >= u3, u1 + u2, u3)
     witness = z3.And(largest == as_real(Fraction(3, 4)) + eps, z3.Not(schedulable(u1, u2, u3)))
     constraints.add("the witness (1/2, 1/4 + eps, 3/4 + eps) fails", z3.Not(witness))
@@ -487,7 +500,9 @@ def _tightness(budget: Budget, *, strict: bool) -> ProofVerdict:
         return sums_counterexample(model, (u1, u2, u3), eps=eps)
 
     status, evidence = refute(constraints, budget, counterexample)
-    return verdict_of(status, evidence, "unsat: for no eps does the witness pass the test or miss max = 3/4 + eps")
+    return verdict_of(
+        status, evidence, "unsat: for no eps does the witness pass the test or miss max = 3/4 + eps"
+    )
 
 
 def check_utilization_corollary_is_tight(timeout: float) -> ProofVerdict:
@@ -524,7 +539,11 @@ def _x_range(budget: Budget, bound: Fraction) -> ProofVerdict:
     )
     constraints.add(f"x is not 1 (plain EDF) nor in (0, {bound}) (EDF-VD)", z3.Not(claim))
     status, evidence = refute(constraints, budget, lambda m: sums_counterexample(m, sums, x=x))
-    return verdict_of(status, evidence, f"unsat: no passing sums with x outside {{1}} (plain EDF) and (0, {bound}) (EDF-VD)")
+    return verdict_of(
+        status,
+        evidence,
+        f"unsat: no passing sums with x outside {{1}} (plain EDF) and (0, {bound}) (EDF-VD)",
+    )
 
 
 def check_admitted_implies_x_at_most_1(timeout: float) -> ProofVerdict:
@@ -566,7 +585,12 @@ OBLIGATIONS = [
         expected="refuted",
         timeout=30,
     ),
-    Obligation("edf_vd_z3_agrees_on_generated_sets", check_edf_vd_z3_agrees_on_generated_sets, _SETS, timeout=60),
+    Obligation(
+        "edf_vd_z3_agrees_on_generated_sets",
+        check_edf_vd_z3_agrees_on_generated_sets,
+        _SETS,
+        timeout=60,
+    ),
     Obligation(
         "negative_control_strict_boundary",
         check_negative_control_strict_boundary,
@@ -609,7 +633,9 @@ OBLIGATIONS = [
         expected="refuted",
         timeout=30,
     ),
-    Obligation("admitted_implies_x_at_most_1", check_admitted_implies_x_at_most_1, _TASK_SUMS, timeout=30),
+    Obligation(
+        "admitted_implies_x_at_most_1", check_admitted_implies_x_at_most_1, _TASK_SUMS, timeout=30
+    ),
     Obligation(
         "negative_control_x_below_9_10",
         check_negative_control_x_below_9_10,

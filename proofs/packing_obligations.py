@@ -84,7 +84,9 @@ def _smaller_sums(constraints: Constraints, realizable_sums: bool) -> tuple[Sums
     larger = utilizations(constraints, realizable=realizable_sums)
     smaller = z3.Reals("U1' U2' U3'")
     for k in range(3):
-        constraints.add(f"0 <= U{k + 1}' <= U{k + 1}", z3.And(0 <= smaller[k], smaller[k] <= larger[k]))
+        constraints.add(
+            f"0 <= U{k + 1}' <= U{k + 1}", z3.And(0 <= smaller[k], smaller[k] <= larger[k])
+        )
     if realizable_sums:
         constraints.add("(U1', U2', U3') are the sums of a task set", realizable(tuple(smaller)))
     constraints.add("(U1, U2, U3) passes EDF-VD", schedulable(*larger))
@@ -150,7 +152,10 @@ def _choice_lemma(budget: Budget) -> tuple[str, object]:
         )
         constraints.add(f"first fit's choice on {m} pCPUs goes wrong", z3.Not(claim))
         status, evidence = refute(  # propositional, with a cardinality constraint
-            constraints, budget, lambda model: {str(f): exact_value(model, f) for f in fits}, logic=None
+            constraints,
+            budget,
+            lambda model, fits=fits: {str(f): exact_value(model, f) for f in fits},
+            logic=None,
         )
         if status != "unsat":
             return status, evidence
@@ -197,15 +202,25 @@ def _placements_valid(budget: Budget, fits: Fits, test: str) -> ProofVerdict:
     offered = SymbolicLoad("v")
     offered.constrain(constraints)
     placed = z3.Bool("v placed on pCPU")
-    constraints.add(f"first fit places v on the pCPU only if {test}", z3.Implies(placed, fits(before, offered.loads())))
+    constraints.add(
+        f"first fit places v on the pCPU only if {test}",
+        z3.Implies(placed, fits(before, offered.loads())),
+    )
     after = place(before, offered.loads(), placed)
-    constraints.add("the pCPU fails EDF-VD after the step", z3.Not(z3.And(realizable(after), schedulable(*after))))
+    constraints.add(
+        "the pCPU fails EDF-VD after the step",
+        z3.Not(z3.And(realizable(after), schedulable(*after))),
+    )
 
     def counterexample(model):
         return {
             "pCPU before": _pcpu_words(model, before),
             "offered vCPU v": offered.describe(model),
-            "first fit": ("places v on the pCPU" if z3.is_true(model.eval(placed, True)) else "passes the pCPU by"),
+            "first fit": (
+                "places v on the pCPU"
+                if z3.is_true(model.eval(placed, True))
+                else "passes the pCPU by"
+            ),
             "pCPU after": _pcpu_words(model, after, holds=False),
         }
 
@@ -266,9 +281,14 @@ def check_first_fit_rejection_is_final(timeout: float) -> ProofVerdict:
     rejected, offered = SymbolicLoad("r"), SymbolicLoad("v")
     rejected.constrain(constraints)
     offered.constrain(constraints)
-    constraints.add("r does not fit the pCPU (it was rejected)", z3.Not(fits_with(before, rejected.loads())))
+    constraints.add(
+        "r does not fit the pCPU (it was rejected)", z3.Not(fits_with(before, rejected.loads()))
+    )
     placed = z3.Bool("v placed on pCPU")
-    constraints.add("first fit places v on the pCPU only if it fits", z3.Implies(placed, fits_with(before, offered.loads())))
+    constraints.add(
+        "first fit places v on the pCPU only if it fits",
+        z3.Implies(placed, fits_with(before, offered.loads())),
+    )
     after = place(before, offered.loads(), placed)
     constraints.add("r fits the pCPU after the step", fits_with(after, rejected.loads()))
 
@@ -304,12 +324,19 @@ def check_negative_control_rejection_final_with_rollback(timeout: float) -> Proo
     second.constrain(constraints)
     constraints.add(
         "vm/0 and vm/1 are vCPUs of one VM (same parameters)",
-        z3.And(first.is_hi == second.is_hi, first.u_opt == second.u_opt, first.u_pes == second.u_pes),
+        z3.And(
+            first.is_hi == second.is_hi, first.u_opt == second.u_opt, first.u_pes == second.u_pes
+        ),
     )
     placed = z3.Bool("vm/0 placed on pCPU")
-    constraints.add("first fit places vm/0 on the pCPU only if it fits", z3.Implies(placed, fits_with(before, first.loads())))
+    constraints.add(
+        "first fit places vm/0 on the pCPU only if it fits",
+        z3.Implies(placed, fits_with(before, first.loads())),
+    )
     during = place(before, first.loads(), placed)
-    constraints.add("vm/1 does not fit the pCPU (the VM is rejected)", z3.Not(fits_with(during, second.loads())))
+    constraints.add(
+        "vm/1 does not fit the pCPU (the VM is rejected)", z3.Not(fits_with(during, second.loads()))
+    )
     constraints.add("vm/1 fits the pCPU once vm/0 is taken back", fits_with(before, second.loads()))
 
     def counterexample(model):
@@ -348,7 +375,14 @@ def generated_hosts(count: int = 60) -> tuple[Host, ...]:
             if rng.random() < 0.5:
                 preset = PRESETS[rng.choice(sorted(PRESETS))]
                 vms.append(
-                    VM(f"vm{i}", preset.criticality, preset.period, preset.c_opt, preset.c_pes, preset=preset.name)
+                    VM(
+                        f"vm{i}",
+                        preset.criticality,
+                        preset.period,
+                        preset.c_opt,
+                        preset.c_pes,
+                        preset=preset.name,
+                    )
                 )
             else:
                 period = rng.choice(_PERIODS_MS)
@@ -415,7 +449,9 @@ def _vs_optimum(budget: Budget, picker: Picker, what: str) -> ProofVerdict:
         for j in set(optimum.assignment):  # the optimum, re-checked by the reference test
             on = [v for v, k in zip(vcpus, optimum.assignment) if k == j]
             if not edf_vd_test(UtilizationSums.of(on)).schedulable:
-                return ProofVerdict.unknown(f"host {number}: Z3's packing fails the reference test on pCPU {j}")
+                return ProofVerdict.unknown(
+                    f"host {number}: Z3's packing fails the reference test on pCPU {j}"
+                )
         assignment = picker(host)
         used = len(set(assignment))
         if used < optimum.pcpus:
@@ -424,7 +460,10 @@ def _vs_optimum(budget: Budget, picker: Picker, what: str) -> ProofVerdict:
                     "host": number,
                     "vcpus": _host_words(host),
                     what: {"pCPUs": used, "packing": _packing_words(host, assignment)},
-                    "optimum": {"pCPUs": optimum.pcpus, "packing": _packing_words(host, optimum.assignment)},
+                    "optimum": {
+                        "pCPUs": optimum.pcpus,
+                        "packing": _packing_words(host, optimum.assignment),
+                    },
                 },
                 f"{what} used fewer pCPUs than the optimum on host {number}",
             )
@@ -436,7 +475,10 @@ def _vs_optimum(budget: Budget, picker: Picker, what: str) -> ProofVerdict:
     ratio, number, assignment, best = worst
     host = hosts[number]
     vms = "; ".join(_vm_words(vm) for vm in host.vms)
-    shown = lambda packing: " | ".join(", ".join(p) for p in _packing_words(host, packing))  # noqa: E731
+
+    def shown(packing: tuple[int, ...]) -> str:
+        return " | ".join(", ".join(p) for p in _packing_words(host, packing))
+
     return ProofVerdict.proved(
         f"{what} used at least the optimum on all {len(hosts)} hosts and more on {more}; "
         f"worst ratio {ratio} on host {number} ({vms}): "
@@ -477,7 +519,10 @@ _HOSTS = "60 fixed hosts (seed 0): 6-10 single-vCPU VMs, Table 1 presets and ran
 
 OBLIGATIONS = [
     Obligation(
-        "edf_vd_test_is_monotone", check_edf_vd_test_is_monotone, "all real sums 0 <= U' <= U", timeout=30
+        "edf_vd_test_is_monotone",
+        check_edf_vd_test_is_monotone,
+        "all real sums 0 <= U' <= U",
+        timeout=30,
     ),
     Obligation(
         "negative_control_x_never_grows",
@@ -486,7 +531,9 @@ OBLIGATIONS = [
         expected="refuted",
         timeout=30,
     ),
-    Obligation("first_fit_placements_are_valid", check_first_fit_placements_are_valid, _STEP, timeout=60),
+    Obligation(
+        "first_fit_placements_are_valid", check_first_fit_placements_are_valid, _STEP, timeout=60
+    ),
     Obligation(
         "negative_control_first_fit_without_new_vcpu",
         check_negative_control_first_fit_without_new_vcpu,
@@ -494,7 +541,9 @@ OBLIGATIONS = [
         expected="refuted",
         timeout=60,
     ),
-    Obligation("first_fit_rejection_is_final", check_first_fit_rejection_is_final, _STEP, timeout=60),
+    Obligation(
+        "first_fit_rejection_is_final", check_first_fit_rejection_is_final, _STEP, timeout=60
+    ),
     Obligation(
         "negative_control_rejection_final_with_rollback",
         check_negative_control_rejection_final_with_rollback,

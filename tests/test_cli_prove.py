@@ -57,16 +57,24 @@ def fake_manifest(monkeypatch):
 
 
 def test_json_has_the_documented_shape_on_real_obligations(capsys):
-    status, out, err = prove(capsys, "--json", "utilization_corollary", "negative_control_corollary_4_5")
+    status, out, err = prove(
+        capsys, "--json", "utilization_corollary", "negative_control_corollary_4_5"
+    )
     assert status == 0 and err == ""
     doc = json.loads(out)
     assert list(doc) == ["obligations"]
     first, second = doc["obligations"]
     assert set(first) == KEYS and set(second) == KEYS
-    assert (first["name"], first["expected"], first["verdict"]) == ("utilization_corollary", "proved", "proved")
+    assert (first["name"], first["expected"], first["verdict"]) == (
+        "utilization_corollary",
+        "proved",
+        "proved",
+    )
     assert first["counterexample"] is None and isinstance(first["seconds"], float)
     assert (second["expected"], second["verdict"]) == ("refuted", "refuted")
-    assert second["counterexample"]["vcpus"] and second["counterexample"]["reference"].startswith("not schedulable")
+    assert second["counterexample"]["vcpus"] and second["counterexample"]["reference"].startswith(
+        "not schedulable"
+    )
 
 
 def test_all_expected_verdicts_exit_0(capsys, fake_manifest):
@@ -113,14 +121,28 @@ def test_unknown_name_is_one_line_on_stderr_and_exit_2(capsys, fake_manifest):
     fake_manifest("holds")
     status, out, err = prove(capsys, "holds", "nosuch")
     assert status == 2 and out == ""
-    assert err.count("\n") == 1 and "'NAME'" in err and "'nosuch'" in err and "akita prove --list" in err
+    assert (
+        err.count("\n") == 1
+        and "'NAME'" in err
+        and "'nosuch'" in err
+        and "akita prove --list" in err
+    )
 
 
 def test_table_for_people(capsys, fake_manifest):
     fake_manifest("holds", "control", "wrong")
     status, out, err = prove(capsys)
     assert status == 1 and err == ""  # no progress bar: stderr is not a terminal
-    for word in ("obligation", "scope", "expected", "verdict", "seconds", "holds", "control", "wrong"):
+    for word in (
+        "obligation",
+        "scope",
+        "expected",
+        "verdict",
+        "seconds",
+        "holds",
+        "control",
+        "wrong",
+    ):
         assert word in out
     assert "proved (pass)" in out and "refuted (FAIL)" in out
     assert "found one" in out and '"c_opt": "3ms"' in out  # details of the failure
@@ -136,7 +158,11 @@ def test_table_details_for_named_obligations(capsys, fake_manifest):
 def test_list_prints_names_scopes_and_statements(capsys):
     status, out, _ = prove(capsys, "--list")
     assert status == 0
-    for name in ("edf_vd_z3_agrees_with_reference", "first_fit_vs_optimum", "negative_control_no_guard"):
+    for name in (
+        "edf_vd_z3_agrees_with_reference",
+        "first_fit_vs_optimum",
+        "negative_control_no_guard",
+    ):
         assert name in out
     assert "scope: all real U1, U2, U3 >= 0" in out and "Baruah et al." in out
 
@@ -147,10 +173,20 @@ def test_list_json(capsys, fake_manifest):
     assert status == 0
     assert json.loads(out) == {
         "obligations": [
-            {"name": "holds", "scope": "nothing", "expected": "proved", "timeout": 60.0,
-             "statement": "A claim that holds (fake, for the CLI tests)."},
-            {"name": "control", "scope": "nothing", "expected": "refuted", "timeout": 60.0,
-             "statement": "A claim that fails (fake, for the CLI tests)."},
+            {
+                "name": "holds",
+                "scope": "nothing",
+                "expected": "proved",
+                "timeout": 60.0,
+                "statement": "A claim that holds (fake, for the CLI tests).",
+            },
+            {
+                "name": "control",
+                "scope": "nothing",
+                "expected": "refuted",
+                "timeout": 60.0,
+                "statement": "A claim that fails (fake, for the CLI tests).",
+            },
         ]
     }
 

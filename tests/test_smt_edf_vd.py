@@ -80,7 +80,9 @@ def test_z3_decides_the_float_boundary_sets_exactly(los, his):
 
 def test_z3_rejects_one_plus_an_attosecond_fraction():
     t1, t2 = 10**9 + 7, 10**9 + 9
-    s = sums([(50 * MS, 100 * MS)], [(100_000_000, 400_000_004, t1), (100_000_000, 400_000_004, t2)], 1)
+    s = sums(
+        [(50 * MS, 100 * MS)], [(100_000_000, 400_000_004, t1), (100_000_000, 400_000_004, t2)], 1
+    )
     assert decide(s)[0] is False
 
 
@@ -110,6 +112,7 @@ def test_generated_sets_are_fixed_balanced_and_reach_the_boundary():
     assert 0.3 < sum(v.schedulable for v in verdicts) / len(sets) < 0.7
     assert {len(s) for s in sets[:500]} == set(range(1, 7))
     for s, v in zip(sets[500:], verdicts[500:]):
+        assert s[-1].name == "hi" and v.sums.lo_lo + v.sums.hi_hi > 1
         assert v.schedulable and v.x * v.sums.lo_lo + v.sums.hi_hi == 1 and v.x < 1
 
 
@@ -118,7 +121,11 @@ def test_generated_sets_are_fixed_balanced_and_reach_the_boundary():
 
 def test_symbolic_vcpus_carry_domain_names_and_named_constraints():
     vcpu = SymbolicVCPU("vm3")
-    assert (str(vcpu.c_opt), str(vcpu.period), str(vcpu.is_hi)) == ("vm3.c_opt", "vm3.period", "vm3.is_hi")
+    assert (str(vcpu.c_opt), str(vcpu.period), str(vcpu.is_hi)) == (
+        "vm3.c_opt",
+        "vm3.period",
+        "vm3.is_hi",
+    )
     constraints = Constraints()
     u1, _, _ = symbolic_sums([vcpu], constraints, max_period=10)
     names = [name for name, _ in constraints.items]
@@ -142,8 +149,15 @@ def test_a_symbolic_set_solves_to_a_task_set_the_reference_agrees_with():
     vms = []
     for vcpu in vcpus:
         d = vcpu.describe(answer.model, "ms")
-        vms.append(VM(vcpu.name, Criticality(d["criticality"]), parse_duration(d["period"]),
-                      parse_duration(d["c_opt"]), parse_duration(d["c_pes"]) if "c_pes" in d else None))
+        vms.append(
+            VM(
+                vcpu.name,
+                Criticality(d["criticality"]),
+                parse_duration(d["period"]),
+                parse_duration(d["c_opt"]),
+                parse_duration(d["c_pes"]) if "c_pes" in d else None,
+            )
+        )
     verdict = edf_vd_test(UtilizationSums.of(vm.vcpu(0) for vm in vms))
     assert verdict.schedulable and verdict.x < 1
 
@@ -158,8 +172,13 @@ def test_no_guard_counterexample_names_vcpus_and_fields(outcomes):
     assert F(example["U1"]) >= 1  # where the guard matters
     assert example["unguarded formula"] == "schedulable" and example["R11"] == "not schedulable"
     vms = [
-        VM(name, Criticality(v["criticality"]), parse_duration(v["period"]), parse_duration(v["c_opt"]),
-           parse_duration(v["c_pes"]) if "c_pes" in v else None)
+        VM(
+            name,
+            Criticality(v["criticality"]),
+            parse_duration(v["period"]),
+            parse_duration(v["c_opt"]),
+            parse_duration(v["c_pes"]) if "c_pes" in v else None,
+        )
         for name, v in vcpus.items()
     ]
     assert not edf_vd_test(UtilizationSums.of(vm.vcpu(0) for vm in vms)).schedulable
@@ -178,8 +197,13 @@ def test_sum_counterexamples_are_task_sets_that_replay(outcomes, name, schedulab
     example = outcomes[name].verdict.counterexample
     assert example["vcpus"]
     vms = [
-        VM(vcpu.split("/")[0], Criticality(v["criticality"]), parse_duration(v["period"]),
-           parse_duration(v["c_opt"]), parse_duration(v["c_pes"]) if "c_pes" in v else None)
+        VM(
+            vcpu.split("/")[0],
+            Criticality(v["criticality"]),
+            parse_duration(v["period"]),
+            parse_duration(v["c_opt"]),
+            parse_duration(v["c_pes"]) if "c_pes" in v else None,
+        )
         for vcpu, v in example["vcpus"].items()
     ]
     verdict = edf_vd_test(UtilizationSums.of(vm.vcpu(0) for vm in vms))
@@ -216,7 +240,10 @@ def test_realize_builds_exact_sums():
         assert (got.lo_lo, got.hi_lo, got.hi_hi) == sums_
 
 
-@given(st.fractions(0, 3, max_denominator=60), st.fractions(0, 2, max_denominator=60),
-       st.fractions(0, 2, max_denominator=60))
+@given(
+    st.fractions(0, 3, max_denominator=60),
+    st.fractions(0, 2, max_denominator=60),
+    st.fractions(0, 2, max_denominator=60),
+)
 def test_division_free_formula_equals_the_cases_on_random_fractions(u1, u2, u3):
     assert evaluate(schedulable(u1, u2, u3)) == evaluate(schedulable_by_cases(u1, u2, u3))

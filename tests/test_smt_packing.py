@@ -73,12 +73,18 @@ def test_z3_first_fit_places_every_vcpu_where_the_reference_does(vms, pcpus):
     assert where == [placement.pcpus for placement in reference.vms]
     for pcpu, sums in zip(reference.pcpus, after):
         assert tuple(evaluate(u) for u in sums) == (
-            pcpu.verdict.sums.lo_lo, pcpu.verdict.sums.hi_lo, pcpu.verdict.sums.hi_hi
+            pcpu.verdict.sums.lo_lo,
+            pcpu.verdict.sums.hi_lo,
+            pcpu.verdict.sums.hi_hi,
         )
 
 
 def test_z3_first_fit_on_the_fig7_host_and_a_rejection():
-    vms = [_preset("Type6", "hi"), *(_preset("Type2", f"lo{i}") for i in range(3)), _preset("Type3", "big")]
+    vms = [
+        _preset("Type6", "hi"),
+        *(_preset("Type2", f"lo{i}") for i in range(3)),
+        _preset("Type3", "big"),
+    ]
     where, _ = _z3_placement(vms, 1)
     assert where == [(0,), (0,), (0,), (0,), ()]  # U1 = 5/4 with big: rejected
 
@@ -115,7 +121,9 @@ def test_the_optimum_is_valid_and_never_above_first_fit(vms):
         on = [v for v, k in zip(vcpus, optimum.assignment) if k == j]
         assert edf_vd_test(UtilizationSums.of(on)).schedulable
     if vms:
-        used = {p for placement in first_fit(Host(pcpus=len(vms), vms=vms)).vms for p in placement.pcpus}
+        used = {
+            p for placement in first_fit(Host(pcpus=len(vms), vms=vms)).vms for p in placement.pcpus
+        }
         assert optimum.pcpus <= len(used)
         assert optimum.pcpus == len(set(optimum.assignment))
 
@@ -132,7 +140,9 @@ def test_generated_hosts_are_fixed():
     hosts = packing.generated_hosts()
     assert len(hosts) == 60 and hosts == packing.generated_hosts()
     assert all(6 <= len(h.vms) <= 10 and h.pcpus == len(h.vms) for h in hosts)
-    assert any(vm.preset for h in hosts for vm in h.vms) and any(not vm.preset for h in hosts for vm in h.vms)
+    assert any(vm.preset for h in hosts for vm in h.vms) and any(
+        not vm.preset for h in hosts for vm in h.vms
+    )
 
 
 # -- what the verdicts say ------------------------------------------------------
@@ -151,7 +161,10 @@ def test_unchecked_first_fit_counterexample_overloads_a_pcpu(outcomes):
     assert packed["pCPUs"] < example["optimum"]["pCPUs"]
     by_name = {vm.vcpu(0).name: vm.vcpu(0) for vm in host.vms}
     # Replayed on the reference test, some pCPU of the wrong packing fails.
-    assert any(not edf_vd_test(UtilizationSums.of(by_name[n] for n in pcpu)).schedulable for pcpu in packed["packing"])
+    assert any(
+        not edf_vd_test(UtilizationSums.of(by_name[n] for n in pcpu)).schedulable
+        for pcpu in packed["packing"]
+    )
 
 
 def test_wrong_first_fit_counterexample_reads_in_domain_words(outcomes):
@@ -172,7 +185,7 @@ def test_rollback_counterexample_is_one_vm_that_fits_alone(outcomes):
     start = [F(before[k]) for k in ("U1", "U2", "U3")]
 
     def with_copies(k):
-        return edf_vd_test(UtilizationSums(*(u + k * l for u, l in zip(start, load)))).schedulable
+        return edf_vd_test(UtilizationSums(*(u + k * du for u, du in zip(start, load)))).schedulable
 
     # vm/1 fits beside what was there (so after vm/0 is taken back), but not beside vm/0.
     assert with_copies(1) and not with_copies(2)

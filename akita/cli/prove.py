@@ -18,13 +18,20 @@ from akita.proofs import manifest
 from akita.proofs.obligation import Obligation, Outcome, discharge
 from akita.proofs.verdict import ProofVerdict
 
-__all__ = ["prove", "outcomes_json"]
+__all__ = ["prove", "select", "run_obligations", "outcomes_json"]
 
 
 @click.command()
 @click.argument("names", nargs=-1, metavar="[NAME]...")
-@click.option("--json", "as_json", is_flag=True, help="Print the outcomes (or the list) as JSON on stdout.")
-@click.option("--list", "as_list", is_flag=True, help="List the obligations with their statements; prove nothing.")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print the outcomes (or the list) as JSON on stdout."
+)
+@click.option(
+    "--list",
+    "as_list",
+    is_flag=True,
+    help="List the obligations with their statements; prove nothing.",
+)
 def prove(names: tuple[str, ...], as_json: bool, as_list: bool) -> int:
     """Discharge the proof obligations (all, or those NAMEd) and compare each
     verdict with the expected one.
@@ -56,7 +63,9 @@ def select(obligations: Sequence[Obligation], names: Iterable[str]) -> list[Obli
     names = list(dict.fromkeys(names))
     for name in names:
         if name not in by_name:
-            raise ModelError("NAME", name, "the name of a proof obligation (see akita prove --list)")
+            raise ModelError(
+                "NAME", name, "the name of a proof obligation (see akita prove --list)"
+            )
     return [by_name[name] for name in names] if names else list(obligations)
 
 
@@ -69,7 +78,12 @@ def run_obligations(obligations: Sequence[Obligation]) -> list[Outcome]:
     if not sys.stderr.isatty():
         return [_discharge(obligation) for obligation in obligations]
     outcomes = []
-    columns = (TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn())
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total}"),
+        TimeElapsedColumn(),
+    )
     with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
         task = progress.add_task("proving", total=len(obligations))
         for obligation in obligations:
@@ -145,7 +159,8 @@ def _print_table(outcomes: Sequence[Outcome], *, detailed: bool) -> None:
             _print_details(console, outcome)
     passed = sum(outcome.passed for outcome in outcomes)
     colour = "green" if passed == len(outcomes) else "red"
-    console.print(f"[{colour}]{passed} of {len(outcomes)} obligations reached their expected verdict.[/{colour}]")
+    summary = f"{passed} of {len(outcomes)} obligations reached their expected verdict."
+    console.print(f"[{colour}]{summary}[/{colour}]")
 
 
 def _print_details(console: Console, outcome: Outcome) -> None:

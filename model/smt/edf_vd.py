@@ -87,16 +87,16 @@ def schedulable_by_cases(u1: Term, u2: Term, u3: Term) -> z3.BoolRef:
     else ``x * U1 + U3 <= 1`` with ``x = U2 / (1 - U1)`` (read only where ``U1 < 1``)."""
     u1, u2, u3 = as_real(u1), as_real(u2), as_real(u3)
     x = u2 / (1 - u1)
-    return z3.If(u1 + u3 <= 1, z3.BoolVal(True), z3.If(u1 >= 1, z3.BoolVal(False), x * u1 + u3 <= 1))
+    return z3.If(
+        u1 + u3 <= 1, z3.BoolVal(True), z3.If(u1 >= 1, z3.BoolVal(False), x * u1 + u3 <= 1)
+    )
 
 
 def x_of(u1: Term, u2: Term, u3: Term) -> z3.ArithRef:
     """The virtual-deadline factor: ``1`` if ``U1 + U3 <= 1``, else ``U2 / (1 - U1)`` if
     ``U1 < 1``, else :data:`NO_X` (the reference's ``None``)."""
     u1, u2, u3 = as_real(u1), as_real(u2), as_real(u3)
-    return z3.If(
-        u1 + u3 <= 1, z3.RealVal(1), z3.If(u1 < 1, u2 / (1 - u1), z3.RealVal(NO_X))
-    )
+    return z3.If(u1 + u3 <= 1, z3.RealVal(1), z3.If(u1 < 1, u2 / (1 - u1), z3.RealVal(NO_X)))
 
 
 def concrete_sums(sums: UtilizationSums) -> Sums:
@@ -192,13 +192,20 @@ class SymbolicVCPU:
     def constrain(self, constraints: Constraints, max_period: int) -> None:
         """Add R1 for this vCPU with ``1 <= period <= max_period``, and define its utilizations."""
         n, t = self.name, as_real(self.period)
-        constraints.add(f"{n}: 1 <= period <= {max_period}", z3.And(1 <= self.period, self.period <= max_period))
-        constraints.add(f"{n}: 1 <= c_opt <= period", z3.And(1 <= self.c_opt, self.c_opt <= self.period))
+        constraints.add(
+            f"{n}: 1 <= period <= {max_period}", z3.And(1 <= self.period, self.period <= max_period)
+        )
+        constraints.add(
+            f"{n}: 1 <= c_opt <= period", z3.And(1 <= self.c_opt, self.c_opt <= self.period)
+        )
         constraints.add(
             f"{n}: a HI vCPU has c_opt <= c_pes <= period",
             z3.Implies(self.is_hi, z3.And(self.c_opt <= self.c_pes, self.c_pes <= self.period)),
         )
-        constraints.add(f"{n}: a LO vCPU has no c_pes (pinned to c_opt)", z3.Implies(z3.Not(self.is_hi), self.c_pes == self.c_opt))
+        constraints.add(
+            f"{n}: a LO vCPU has no c_pes (pinned to c_opt)",
+            z3.Implies(z3.Not(self.is_hi), self.c_pes == self.c_opt),
+        )
         # period >= 1, so u * period = c defines u = c / period uniquely, without a division.
         constraints.add(f"{n}: u_opt = c_opt / period", self.u_opt * t == as_real(self.c_opt))
         constraints.add(f"{n}: u_pes = c_pes / period", self.u_pes * t == as_real(self.c_pes))
@@ -238,5 +245,7 @@ def symbolic_sums(
         zip(sums, ("C_opt/T over LO vCPUs", "C_opt/T over HI vCPUs", "C_pes/T over HI vCPUs"))
     ):
         terms = [load[k] for load in loads]
-        constraints.add(f"{prefix}U{k + 1} = sum of {what}", total == (z3.Sum(terms) if terms else 0))
+        constraints.add(
+            f"{prefix}U{k + 1} = sum of {what}", total == (z3.Sum(terms) if terms else 0)
+        )
     return sums[0], sums[1], sums[2]

@@ -43,18 +43,22 @@ class Answer:
     reason: str | None = None
 
 
-def _solver(core: bool) -> z3.Solver:
+def _solver(core: bool, logic: str | None = None) -> z3.Solver:
     """Z3's SMT core after a pass that substitutes away the many ``name == value``
     definitions of an unrolling (measured several times faster than the default
-    strategy on the pCPU schedules); the plain solver when an unsat core is asked."""
+    strategy on the pCPU schedules); the plain solver when an unsat core is asked;
+    Z3's solver for *logic* when one is named (``"QF_NRA"`` for the EDF-VD sums)."""
+    if logic is not None:
+        return z3.SolverFor(logic)
     if core:
         return z3.Solver()
     return z3.Then("simplify", "propagate-values", "solve-eqs", "elim-uncnstr", "smt").solver()
 
 
-def solve(constraints: Constraints, *, timeout: float, core: bool = False) -> Answer:
-    """Check *constraints* with Z3 within *timeout* seconds."""
-    solver = _solver(core)
+def solve(constraints: Constraints, *, timeout: float, core: bool = False,
+          logic: str | None = None) -> Answer:
+    """Check *constraints* with Z3 within *timeout* seconds (see :func:`_solver`)."""
+    solver = _solver(core, logic)
     solver.set("timeout", max(1, int(timeout * 1000)))
     if core:
         solver.set("unsat_core", True)

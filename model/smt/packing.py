@@ -113,7 +113,10 @@ class SymbolicLoad:
             f"{n}: a HI vCPU has C_opt/T <= C_pes/T <= 1",
             z3.Implies(self.is_hi, z3.And(self.u_opt <= self.u_pes, self.u_pes <= 1)),
         )
-        constraints.add(f"{n}: a LO vCPU has no C_pes (pinned to C_opt)", z3.Implies(z3.Not(self.is_hi), self.u_pes == self.u_opt))
+        constraints.add(
+            f"{n}: a LO vCPU has no C_pes (pinned to C_opt)",
+            z3.Implies(z3.Not(self.is_hi), self.u_pes == self.u_opt),
+        )
 
     def loads(self) -> Sums:
         zero = z3.RealVal(0)
@@ -184,12 +187,16 @@ def first_fit(
     return steps
 
 
-def pcpu_schedulable(members: Sequence[tuple[z3.BoolRef, tuple[Fraction, Fraction, Fraction]]]) -> z3.BoolRef:
+def pcpu_schedulable(
+    members: Sequence[tuple[z3.BoolRef, tuple[Fraction, Fraction, Fraction]]],
+) -> z3.BoolRef:
     """The EDF-VD test of a pCPU holding the concrete vCPUs whose Boolean is true, in
     linear arithmetic: each product of sums is expanded into Boolean-switched constants."""
 
     def total(k: int) -> z3.ArithRef:
-        return z3.Sum([z3.If(b, as_real(load[k]), 0) for b, load in members if load[k]] or [z3.RealVal(0)])
+        return z3.Sum(
+            [z3.If(b, as_real(load[k]), 0) for b, load in members if load[k]] or [z3.RealVal(0)]
+        )
 
     def product(p: int, q: int) -> z3.ArithRef:
         terms = [
@@ -239,7 +246,9 @@ def optimal_packing(vcpus: Sequence[VCPU], *, timeout: float) -> OptimalPacking:
     on = [[z3.Bool(f"v{i}.on.p{j}") for j in range(n)] for i in range(n)]
     constraints = Constraints()
     for i in range(n):
-        constraints.add(f"v{i} is on exactly one pCPU", z3.PbEq([(on[i][j], 1) for j in range(n)], 1))
+        constraints.add(
+            f"v{i} is on exactly one pCPU", z3.PbEq([(on[i][j], 1) for j in range(n)], 1)
+        )
         for j in range(i + 1, n):
             constraints.add(f"v{i} is on no pCPU above {i} (symmetry)", z3.Not(on[i][j]))
     used = []
