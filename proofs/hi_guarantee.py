@@ -15,7 +15,6 @@ behaviour within the horizon stated.
 from __future__ import annotations
 
 import random
-from fractions import Fraction
 from functools import lru_cache
 from importlib.resources import as_file, files
 
@@ -27,7 +26,6 @@ from akita.model import (
     Criticality,
     Host,
     SchedulerOptions,
-    Workload,
     first_fit,
     load_host,
 )

@@ -7,7 +7,6 @@ runs the long one.
 """
 
 import tempfile
-from pathlib import Path
 
 import pytest
 import z3
