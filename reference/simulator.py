@@ -101,6 +101,7 @@ class Simulator:
                 source = workload_arrivals(answer.vm, vcpu.index, seed, horizon=duration)
                 state = VCPUState(vcpu, vm_index, order, cpu, endless=source is None)
                 order += 1
+                state.stats = self.metrics.vms[answer.vm.name]
                 self.vcpus.append(state)
                 self.on_cpu[cpu].append(state)
                 if source is not None:
@@ -225,7 +226,7 @@ class Simulator:
         ran = t - since
         work = t - max(since, self._work_from[cpu])
         state.ran_ns += ran
-        self.metrics.vms[state.vm.name].ran_ns += ran
+        state.stats.ran_ns += ran
         jobs = state.jobs
         clock = t - work if work > 0 else t
         while work > 0 and jobs:
@@ -250,7 +251,7 @@ class Simulator:
             self._dirty.add(cpu)
 
     def _complete(self, state: VCPUState, arrival: int, t: int) -> None:
-        stats = self.metrics.vms[state.vm.name]
+        stats = state.stats
         stats.requests += 1
         stats.rtt.add(t - arrival)
         if self.tracing:
@@ -290,7 +291,7 @@ class Simulator:
 
     def _record_access(self, state: VCPUState, t: int) -> None:
         if state.waiting_since is not None:
-            self.metrics.vms[state.vm.name].cal.add(t - state.waiting_since)
+            state.stats.cal.add(t - state.waiting_since)
             state.waiting_since = None
 
     def _arm(self, cpu: int, t: int) -> None:

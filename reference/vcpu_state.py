@@ -23,7 +23,7 @@ class VCPUState:
 
     __slots__ = (
         "vcpu", "name", "vm", "vm_index", "order", "cpu", "is_hi", "jobs", "backlog",
-        "runnable", "waiting_since", "ran_ns", "sched",
+        "runnable", "waiting_since", "ran_ns", "sched", "stats",
     )
 
     def __init__(self, vcpu: VCPU, vm_index: int, order: int, cpu: int, endless: bool) -> None:
@@ -44,6 +44,8 @@ class VCPUState:
         self.waiting_since: int | None = 0 if endless else None
         self.ran_ns = 0
         self.sched: Any = None
+        #: the VM's metrics (set by the simulator), updated on the hot path.
+        self.stats: Any = None
 
     def __repr__(self) -> str:
         return f"<vCPU {self.name} on pCPU {self.cpu}>"

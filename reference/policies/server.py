@@ -111,7 +111,7 @@ class ServerPolicy(Policy):
         server = state.sched
         vm = state.vm
         if state.is_hi and t > 0 and server.served < server.owed:
-            self.sim.metrics.vms[vm.name].hi_misses += 1
+            state.stats.hi_misses += 1
         server.budget = self.budget_of(state)
         server.deadline = t + vm.period
         server.key = self.key_of(state, t)
