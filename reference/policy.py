@@ -21,7 +21,7 @@ nothing else, so that a new policy plugs in without touching the core:
     for the trace only: how the policy sees the vCPU it dispatches.
 
 A policy asks the core to decide again on a pCPU with
-:meth:`Simulator.resched` and writes trace events with
+``Simulator.resched(cpu)`` and writes trace events with
 :meth:`Simulator.emit`.
 """
 

@@ -117,6 +117,9 @@ class Simulator:
         self._events: list = []
         self._seq = 0
         self._dirty: set[int] = set()
+        #: ``resched(cpu)``: ask the policy what pCPU *cpu* runs, once this instant's
+        #: events are applied (the pCPU joins the set of those to decide again).
+        self.resched = self._dirty.add
 
     # -- services for policies -------------------------------------------------
 
@@ -124,10 +127,6 @@ class Simulator:
         """Call the policy's ``on_timer(t, payload)`` at *t* (on behalf of pCPU *cpu*)."""
         self._seq += 1
         heapq.heappush(self._events, (t, _TIMER, self._seq, cpu, payload))
-
-    def resched(self, cpu: int) -> None:
-        """Ask the policy what pCPU *cpu* runs, once this instant's events are applied."""
-        self._dirty.add(cpu)
 
     def emit(self, t: int, cpu: int, event: str, **fields: Any) -> None:
         """Write one trace event (a no-op when not tracing)."""
@@ -168,7 +167,7 @@ class Simulator:
                     self._on_arrival(a, b, t)
             while self._dirty:
                 dirty = sorted(self._dirty)
-                self._dirty.clear()
+                self._dirty.clear()  # the same set object: resched is its add()
                 for cpu in dirty:
                     self._dispatch(cpu, t)
             if next_report is not None and t >= next_report:
