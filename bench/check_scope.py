@@ -1,0 +1,72 @@
+"""Benchmark: how far the Z3 check of the HI guarantee reaches.
+
+    python bench/check_scope.py [--per-cell 3] [--timeout 60] [--seed 0]
+
+For n = 2..7 vCPUs on one pCPU and hyperperiod limits of 60, 120 and 240
+ticks, draws ``--per-cell`` admitted pCPUs with x < 1 (seeded; periods from
+divisors of 240, half the vCPUs HI), checks the HI guarantee over one
+hyperperiod (:func:`akita.proofs.hi_guarantee.check_hi_guarantee`) and prints
+the verdicts and the seconds (build + solve) per pCPU.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+
+from akita.model import VM, Criticality, Host, first_fit
+from akita.model.smt.pcpu import tick_pcpu
+from akita.proofs.hi_guarantee import check_hi_guarantee
+
+MS = 1_000_000
+PERIODS = (10, 12, 15, 16, 20, 24, 30, 40, 48, 60, 80, 120, 240)
+
+
+def draw_pcpu(rng: random.Random, n: int, limit: int):
+    while True:
+        vms = []
+        for i in range(n):
+            period = rng.choice([p for p in PERIODS if p <= limit])
+            hi = i < max(1, n // 2)
+            if hi:
+                c_opt = rng.randint(1, max(1, period // (2 * n)))
+                c_pes = rng.randint(c_opt, max(c_opt, period * 3 // 4))
+            else:
+                c_opt, c_pes = rng.randint(max(1, period // (2 * n)), max(1, period * 2 // n)), None
+            vms.append(VM(f"v{i}", Criticality.HI if hi else Criticality.LO, period * MS,
+                          c_opt * MS, None if c_pes is None else c_pes * MS))
+        host = Host(1, vms)
+        placement = first_fit(host)
+        if not placement.admitted:
+            continue
+        pcpu = tick_pcpu(host, placement, 0)
+        if limit // 2 < pcpu.hyperperiod() <= limit and pcpu.x < 1:
+            return pcpu
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--per-cell", type=int, default=3)
+    parser.add_argument("--timeout", type=float, default=60.0)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--sizes", default="2,3,4,5,6,7")
+    parser.add_argument("--limits", default="60,120,240")
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    print(f"HI guarantee over one hyperperiod; timeout {args.timeout:.0f} s per pCPU")
+    print(" n  hyperperiod  verdicts (seconds each)")
+    for n in map(int, args.sizes.split(",")):
+        for limit in map(int, args.limits.split(",")):
+            cells = []
+            for _ in range(args.per_cell):
+                pcpu = draw_pcpu(rng, n, limit)
+                start = time.perf_counter()
+                verdict = check_hi_guarantee(pcpu, pcpu.hyperperiod(), args.timeout)
+                cells.append(f"{verdict.verdict} {time.perf_counter() - start:.1f}"
+                             f" ({pcpu.hyperperiod()} ticks)")
+            print(f"{n:2d}  <= {limit:4d}     " + "; ".join(cells), flush=True)
+
+
+if __name__ == "__main__":
+    main()
