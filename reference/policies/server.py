@@ -11,6 +11,10 @@ Work conservation (R7): when no active vCPU is runnable, the pCPU runs an
 inactive runnable one -- the one with the earliest deadline, HI before LO on
 a tie, then host order -- as background, without charging its budget.
 
+A vCPU that wakes at its own period start (a job released with the period)
+is queued once, by the period start that follows the arrival in the same
+instant, not twice.
+
 The server also keeps the HI-miss account (:mod:`..metrics`): at each HI
 period start it notes what the vCPU is owed, ``min(C_pes, work held)``, and
 at the next one whether it was served that much.
@@ -69,6 +73,7 @@ class ServerPolicy(Policy):
     def setup(self, sim) -> None:
         super().setup(sim)
         self.resched = sim.resched
+        self.wake_preempts = sim.host.options.wake_preempts
         for state in sim.vcpus:
             state.sched = Server()
         self.setup_cpus(sim)
@@ -131,9 +136,12 @@ class ServerPolicy(Policy):
         self.resched(state.cpu)
 
     def on_wake(self, state: VCPUState, t: int) -> None:
-        state.sched.stamp += 1
+        server = state.sched
+        server.stamp += 1
+        if server.deadline == t:
+            return  # its period starts at this instant too (after arrivals): that queues it
         self.enqueue(state)
-        if self.sim.host.options.wake_preempts or self.sim.running[state.cpu] is None:
+        if self.wake_preempts or self.sim.running[state.cpu] is None:
             self.resched(state.cpu)
 
     def on_block(self, state: VCPUState, t: int) -> None:
