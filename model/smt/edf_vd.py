@@ -49,6 +49,7 @@ __all__ = [
     "decide",
     "evaluate",
     "exact_value",
+    "loads_of",
     "schedulable",
     "schedulable_by_cases",
     "symbolic_sums",
@@ -97,6 +98,12 @@ def x_of(u1: Term, u2: Term, u3: Term) -> z3.ArithRef:
     ``U1 < 1``, else :data:`NO_X` (the reference's ``None``)."""
     u1, u2, u3 = as_real(u1), as_real(u2), as_real(u3)
     return z3.If(u1 + u3 <= 1, z3.RealVal(1), z3.If(u1 < 1, u2 / (1 - u1), z3.RealVal(NO_X)))
+
+
+def loads_of(is_hi: z3.BoolRef, u_opt: Term, u_pes: Term) -> Sums:
+    """What a vCPU of (symbolic) criticality adds to ``(U1, U2, U3)`` (paper Eq. 1-3)."""
+    zero = z3.RealVal(0)
+    return (z3.If(is_hi, zero, u_opt), z3.If(is_hi, u_opt, zero), z3.If(is_hi, u_pes, zero))
 
 
 def concrete_sums(sums: UtilizationSums) -> Sums:
@@ -212,12 +219,7 @@ class SymbolicVCPU:
 
     def loads(self) -> Sums:
         """What the vCPU adds to ``(U1, U2, U3)``."""
-        zero = z3.RealVal(0)
-        return (
-            z3.If(self.is_hi, zero, self.u_opt),
-            z3.If(self.is_hi, self.u_opt, zero),
-            z3.If(self.is_hi, self.u_pes, zero),
-        )
+        return loads_of(self.is_hi, self.u_opt, self.u_pes)
 
     def describe(self, model: z3.ModelRef, unit: str = "") -> dict[str, str]:
         """The vCPU's parameters in *model*, in words (exact values, *unit* appended)."""

@@ -37,7 +37,7 @@ import z3
 
 from ..utilization import UtilizationSums
 from ..vm import VCPU
-from .edf_vd import Sums, as_real, evaluate, exact_value, schedulable
+from .edf_vd import Sums, as_real, evaluate, exact_value, loads_of, schedulable
 from .named import Constraints, solve
 
 __all__ = [
@@ -119,12 +119,8 @@ class SymbolicLoad:
         )
 
     def loads(self) -> Sums:
-        zero = z3.RealVal(0)
-        return (
-            z3.If(self.is_hi, zero, self.u_opt),
-            z3.If(self.is_hi, self.u_opt, zero),
-            z3.If(self.is_hi, self.u_pes, zero),
-        )
+        """What the vCPU adds to ``(U1, U2, U3)``."""
+        return loads_of(self.is_hi, self.u_opt, self.u_pes)
 
     def describe(self, model: z3.ModelRef) -> dict[str, str]:
         hi = z3.is_true(model.eval(self.is_hi, model_completion=True))
