@@ -31,7 +31,7 @@ __all__ = ["simulate", "print_metrics"]
               help="Write a Chrome trace-event timeline (opens in Perfetto) to this file.")
 @click.option("--json", "as_json", is_flag=True, help="Print the metrics as JSON on stdout.")
 def simulate(host_file, policy, duration_text, seed, trace_path, timeline_path, as_json) -> int:
-    """Simulate HOST.toml (default: the paper's Fig. 5 host) and report per-VM metrics.
+    """Simulate HOST.toml (default: the paper's Figure 5 host) and report per-VM metrics.
 
     Same file and seed give the same trace and JSON, byte for byte.
     """

@@ -34,7 +34,7 @@ __all__ = ["verify"]
               help="Seconds Z3 may spend per pCPU.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 def verify(host_file, duration_text, seed, timeout, as_json) -> int:
-    """Admit HOST.toml (default: the paper's Fig. 5 host), prove the HI guarantee on each
+    """Admit HOST.toml (default: the paper's Figure 5 host), prove the HI guarantee on each
     pCPU, and simulate it briefly under Akita.
 
     Exit status 0 if every VM is admitted and every pCPU proved; 1 if a VM is rejected or
