@@ -437,7 +437,7 @@ def check_negative_control_float_boundary(timeout: float) -> ProofVerdict:
     """Negative control (false): R11 computed in floating point agrees with the
     reference on the 520 sets of edf_vd_z3_agrees_on_generated_sets. It
     does not: rounding misjudges some set with x*U1 + U3 = 1 exactly, so the
-    sets do test exactness. (DESIGN, "Exactness".)"""
+    sets do test exactness. (docs/admission.rst, exact arithmetic.)"""
     return _compare_on_sets(Budget(timeout), _float_on, "float R11")
 
 

@@ -11,7 +11,7 @@ import importlib
 
 from .obligation import Obligation
 
-__all__ = ["MODULES", "load", "obligation_named"]
+__all__ = ["MODULES", "load"]
 
 #: Modules of ``akita.proofs`` that state obligations, in the order they run.
 MODULES = (
@@ -33,10 +33,3 @@ def load() -> tuple[Obligation, ...]:
         raise ValueError(f"obligation names must be unique, got {duplicates}")
     return tuple(obligations)
 
-
-def obligation_named(name: str) -> Obligation:
-    """The obligation called *name*."""
-    for obligation in load():
-        if obligation.name == name:
-            return obligation
-    raise KeyError(name)

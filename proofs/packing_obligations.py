@@ -315,7 +315,7 @@ def check_negative_control_rejection_final_with_rollback(timeout: float) -> Proo
     vm/0 is taken back. It does not: vm/0 itself may have taken the room that
     vm/1 needed. So for multi-vCPU VMs, "no pCPU could take the vCPU" holds
     with the VM's earlier vCPUs in place, not after they are taken back.
-    (Akita paper, Section 3.6; DESIGN R12, all-or-nothing admission.)"""
+    (Akita paper, Section 3.6; docs/decisions.rst, all-or-nothing admission, R12.)"""
     budget = Budget(timeout)
     constraints = Constraints()
     before = _pcpu_before(constraints)

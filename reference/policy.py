@@ -41,8 +41,6 @@ class Policy:
 
     #: The name used by ``akita simulate --policy``.
     name = "policy"
-    #: Whether the policy admits VMs by first fit with the host's test (else every VM runs).
-    admits = True
 
     def setup(self, sim: "Simulator") -> None:
         self.sim = sim

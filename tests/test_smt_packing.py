@@ -37,7 +37,6 @@ def outcomes():
 def test_each_obligation_reaches_its_expected_verdict(outcomes, obligation):
     outcome = outcomes[obligation.name]
     assert outcome.verdict.verdict == obligation.expected, outcome.verdict
-    assert outcome.seconds < obligation.timeout
 
 
 @pytest.mark.parametrize("obligation", packing.OBLIGATIONS, ids=lambda o: o.name)
