@@ -230,9 +230,9 @@ def worker_big(vms: int, pcpus: int, seconds: int, seed: int) -> dict:
     }
 
 
-def run_worker(python: str, argv: list[str]) -> dict:
-    """Run this file as a worker under *python*; its JSON answer plus its peak RSS (MiB)."""
-    command = [python, os.path.abspath(__file__), *argv]
+def run_worker(python: str, argv: list[str], script: str = __file__) -> dict:
+    """Run *script* (this file) as a worker under *python*; its JSON answer plus its peak RSS (MiB)."""
+    command = [python, os.path.abspath(script), *argv]
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     out, err = proc.stdout.read(), proc.stderr.read()
     _, status, usage = os.wait4(proc.pid, 0)

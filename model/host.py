@@ -7,6 +7,10 @@ property of the scheduler, not of this description.
 
 from __future__ import annotations
 
+import json
+import re
+from collections.abc import Mapping
+
 import attrs
 
 from .admission_tests import ADMISSION_TESTS, DEFAULT_TEST
@@ -14,7 +18,77 @@ from .errors import ModelError
 from .options import SchedulerOptions
 from .vm import VM
 
-__all__ = ["Host"]
+__all__ = ["Host", "check_trace_key", "check_trace_vcpu", "trace_map_field"]
+
+
+#: The longest comm the kernel keeps (``TASK_COMM_LEN`` is 16 bytes with the NUL).
+_COMM_BYTES = 15
+_PID = re.compile(r"[0-9]+")
+_VCPU = re.compile(r"([^/]+)/(0|[1-9][0-9]*)")
+
+
+def trace_map_field(key: object) -> str:
+    """The field of a trace-map entry as a host file spells it: ``trace_map."4242"``."""
+    shown = json.dumps(key, ensure_ascii=False) if isinstance(key, str) else repr(key)
+    return f"trace_map.{shown}"
+
+
+def check_trace_key(key: object, *, field: str) -> str:
+    """*key* if it can name a task in a kernel trace: a pid or a comm.
+
+    A key of decimal digits is a pid: it must be written without leading zeros
+    and must not be ``0``, which is the idle task of every CPU.  Any other
+    non-empty string is a comm, at most 15 bytes in UTF-8, since the kernel
+    truncates longer names (``qemu-system-x86_64`` runs as ``qemu-system-x86``)
+    and a longer key could never match.
+
+    :raises ModelError: naming *field*.
+    """
+    if not isinstance(key, str) or not key:
+        raise ModelError(field, key, "a pid or a comm as a non-empty string")
+    if _PID.fullmatch(key):
+        if key == "0":
+            raise ModelError(field, key, "a pid other than 0 (pid 0 is the idle task)")
+        if key != str(int(key)):
+            raise ModelError(field, key, "a pid without leading zeros")
+    elif len(key.encode("utf-8")) > _COMM_BYTES:
+        raise ModelError(
+            field, key, f"a comm of at most {_COMM_BYTES} bytes (the kernel truncates longer names)"
+        )
+    return key
+
+
+def check_trace_vcpu(value: object, *, field: str) -> tuple[str, int]:
+    """The VM name and vCPU index of the vCPU name *value*, ``"VM/i"``.
+
+    :raises ModelError: naming *field*, if *value* is not shaped ``VM/i``
+        (``i`` in decimal without leading zeros).
+    """
+    match = _VCPU.fullmatch(value) if isinstance(value, str) else None
+    if match is None:
+        raise ModelError(field, value, "a vCPU name 'VM/i', e.g. 'web/0'")
+    return match.group(1), int(match.group(2))
+
+
+def _trace_pairs(value: object) -> tuple[tuple[str, str], ...]:
+    """A trace map as pairs sorted by key, from a mapping or from pairs."""
+    expected = "a table from pids or comms to vCPU names 'VM/i'"
+    if isinstance(value, Mapping):
+        pairs = list(value.items())
+    elif isinstance(value, (tuple, list)):
+        pairs = list(value)
+    else:
+        raise ModelError("trace_map", value, expected)
+    seen: set[str] = set()
+    for pair in pairs:
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise ModelError("trace_map", value, expected)
+        key = pair[0]
+        check_trace_key(key, field=trace_map_field(key))
+        if key in seen:
+            raise ModelError(trace_map_field(key), key, "each pid or comm at most once")
+        seen.add(key)
+    return tuple(sorted(((key, vcpu) for key, vcpu in pairs), key=lambda pair: pair[0]))
 
 
 @attrs.frozen
@@ -34,6 +108,7 @@ class Host:
     vms: tuple[VM, ...] = attrs.field(default=(), converter=tuple)
     test: str = DEFAULT_TEST
     options: SchedulerOptions = SchedulerOptions()
+    trace_map: tuple[tuple[str, str], ...] = attrs.field(default=(), converter=_trace_pairs)
 
     def __attrs_post_init__(self) -> None:
         if not isinstance(self.pcpus, int) or isinstance(self.pcpus, bool) or self.pcpus < 1:
@@ -47,6 +122,18 @@ class Host:
             if vm.name in seen:
                 raise ModelError("name", vm.name, "a name used by no other VM", vm=vm.name)
             seen.add(vm.name)
+        vcpus = {vm.name: vm.vcpus for vm in self.vms}
+        for key, value in self.trace_map:
+            field = trace_map_field(key)
+            name, index = check_trace_vcpu(value, field=field)
+            if name not in vcpus:
+                raise ModelError(
+                    field, value, f"a vCPU of a VM of the host; there is no VM {name!r}"
+                )
+            if index >= vcpus[name]:
+                raise ModelError(
+                    field, value, f"a vCPU of VM {name!r}, which has vCPUs 0 to {vcpus[name] - 1}"
+                )
 
     def vm(self, name: str) -> VM:
         """The VM called *name*."""

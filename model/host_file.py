@@ -18,6 +18,10 @@ The format (documented in ``docs/host-file.rst``)::
     c_opt = "25ms"
     # c_pes = "..."      # required for HI, refused for LO
 
+    [trace_map]          # optional: kernel tasks (pid or comm) to vCPUs
+    "4242" = "memcached/0"
+    "qemu-batch" = "batch/0"
+
 Reading is strict: unknown keys, missing keys and values of the wrong kind
 are refused with a :class:`~.errors.ModelError` that names the file, the VM
 and the field.  A preset fills in criticality, period and budgets; if an
@@ -39,7 +43,7 @@ from .admission_tests import DEFAULT_TEST
 from .criticality import Criticality
 from .duration import format_duration, parse_duration
 from .errors import HostFileError, ModelError
-from .host import Host
+from .host import Host, trace_map_field
 from .options import SchedulerOptions
 from .presets import PRESETS
 from .vm import VM
@@ -47,7 +51,7 @@ from .workload import Workload
 
 __all__ = ["load_host", "loads_host", "dumps_host", "host_json", "parse_fraction"]
 
-_TOP_KEYS = ("host", "vm")
+_TOP_KEYS = ("host", "vm", "trace_map")
 _OPTION_KEYS = (
     "initial_temperature", "hi_mode_deadline", "wake_preempts", "lo_in_hi_mode",
     "context_switch_cost",
@@ -130,6 +134,8 @@ def dumps_host(host: Host) -> str:
         vms.append(entry)
     if vms:
         document["vm"] = vms
+    if host.trace_map:
+        document["trace_map"] = dict(host.trace_map)
     return tomli_w.dumps(document)
 
 
@@ -143,10 +149,12 @@ def _unknown_keys(table: dict, allowed: tuple[str, ...], where: str, vm: str | N
 def host_json(host: Host) -> dict[str, Any]:
     """*host* normalized for machines: times in integer ns, fractions as ``"p/q"``.
 
-    This is the ``"host"`` object of a trace header.
+    This is the ``"host"`` object of a trace header.  It has a
+    ``"trace_map"`` object only when the host has a non-empty trace map, so
+    that the header of a host without one is unchanged.
     """
     options = host.options
-    return {
+    result: dict[str, Any] = {
         "pcpus": host.pcpus,
         "test": host.test,
         "options": {
@@ -173,6 +181,9 @@ def host_json(host: Host) -> dict[str, Any]:
             for vm in host.vms
         ],
     }
+    if host.trace_map:
+        result["trace_map"] = dict(host.trace_map)
+    return result
 
 
 def _workload_table(workload: Workload) -> dict[str, Any]:
@@ -254,7 +265,18 @@ def _host(document: dict, base: str) -> Host:
     if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
         raise ModelError("vm", entries, "[[vm]] tables")
     vms = tuple(_vm(entry, position, base) for position, entry in enumerate(entries, start=1))
-    return Host(pcpus=pcpus, vms=vms, test=test, options=_options(section))
+    return Host(pcpus=pcpus, vms=vms, test=test, options=_options(section),
+                trace_map=_trace_map(document.get("trace_map", {})))
+
+
+def _trace_map(table: object) -> dict[str, str]:
+    """The ``[trace_map]`` table; :class:`~.host.Host` checks its keys and vCPUs."""
+    if not isinstance(table, dict):
+        raise ModelError("trace_map", table, "a [trace_map] table of pids or comms to 'VM/i'")
+    for key, value in table.items():
+        if not isinstance(value, str):
+            raise ModelError(trace_map_field(key), value, "a vCPU name 'VM/i' as a string")
+    return table
 
 
 def _vm(entry: dict, position: int, base: str) -> VM:

@@ -16,6 +16,7 @@ from akita.model import ModelError
 
 from .admit import admit
 from .check import check
+from .conform import conform
 from .prove import prove
 from .simulate import simulate
 from .verify import verify
@@ -34,6 +35,7 @@ cli.add_command(check)
 cli.add_command(simulate)
 cli.add_command(verify)
 cli.add_command(prove)
+cli.add_command(conform)
 
 
 def run(argv: list[str] | None = None) -> int:

@@ -1,0 +1,19 @@
+"""The regression oracle: does another implementation's schedule follow the Akita rules?
+
+:class:`Oracle` checks a stream of trace events (:doc:`/trace-format`) and
+reports each decision the rules do not allow as a :class:`Violation` with
+its rule id; :func:`conform` runs it over a whole trace; :func:`read_jsonl`
+and :func:`read_ftrace` read the two trace formats it takes.
+"""
+
+from .errors import TraceError
+from .ftrace import read_ftrace
+from .jsonl import read_jsonl
+from .oracle import DECISIONS, INPUTS, Oracle
+from .report import CONFORMANT, VIOLATIONS, ConformanceReport, conform
+from .violation import RULE_TITLES, Violation
+
+__all__ = [
+    "Oracle", "Violation", "ConformanceReport", "conform", "read_jsonl", "read_ftrace",
+    "TraceError", "DECISIONS", "INPUTS", "RULE_TITLES", "CONFORMANT", "VIOLATIONS",
+]

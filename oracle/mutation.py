@@ -1,0 +1,127 @@
+"""Mutation analysis: does the oracle name the rule each wrong scheduler breaks?
+
+For each host, the reference ``akita`` policy and every mutant
+(:mod:`akita.reference.mutants`) are simulated with the same seed; the
+oracle checks each trace.  A mutant whose trace equals the reference's on a
+host cannot be told apart there and is not counted for it.  A mutant is
+*killed* when, on some host, the oracle reports a violation of the rule the
+mutant breaks; the *mutation score* is the share of mutants killed.  The
+reference must pass on every host: a violation there is a false alarm and
+fails the analysis.
+"""
+
+from __future__ import annotations
+
+import io
+from collections import Counter
+from typing import Callable, Iterable
+
+import attrs
+
+from akita.model import Host, first_fit
+from akita.reference.mutants import MUTANTS, Mutant, simulate_mutant
+from akita.reference.policies import POLICIES
+from akita.reference.simulator import Simulator
+
+from .jsonl import read_jsonl
+from .oracle import DECISIONS
+from .report import ConformanceReport, conform
+
+__all__ = ["MutantScore", "MutationReport", "score_mutants", "strip"]
+
+
+@attrs.define
+class MutantScore:
+    """How the oracle fared against one mutant."""
+
+    name: str
+    rule: str
+    diverged: int = 0
+    flagged: int = 0
+    named: int = 0
+    first: Counter = attrs.Factory(Counter)
+
+    @property
+    def killed(self) -> bool:
+        return self.named > 0
+
+    def as_json(self) -> dict:
+        return {"mutant": self.name, "rule": self.rule, "diverged": self.diverged,
+                "flagged": self.flagged, "named": self.named, "killed": self.killed,
+                "first_rules": dict(sorted(self.first.items()))}
+
+
+@attrs.define
+class MutationReport:
+    """The reference's record and every mutant's score over the same hosts."""
+
+    hosts: int = 0
+    reference_passed: int = 0
+    false_alarms: list = attrs.Factory(list)
+    mutants: list[MutantScore] = attrs.Factory(list)
+
+    @property
+    def score(self) -> tuple[int, int]:
+        """(mutants killed, mutants)."""
+        return sum(m.killed for m in self.mutants), len(self.mutants)
+
+    def as_json(self) -> dict:
+        killed, total = self.score
+        return {"hosts": self.hosts, "reference_passed": self.reference_passed,
+                "false_alarms": self.false_alarms, "killed": killed, "mutants_total": total,
+                "mutants": [m.as_json() for m in self.mutants]}
+
+
+def strip(lines: list[str], reports: frozenset[str]) -> list[str]:
+    """A JSONL trace without the decision kinds an implementation does not report."""
+    import json
+
+    dropped = DECISIONS - reports
+    if not dropped:
+        return lines
+    return [lines[0]] + [line for line in lines[1:] if json.loads(line)["event"] not in dropped]
+
+
+def _trace(host: Host, seed: int, duration: int, mutant: Mutant | None) -> list[str]:
+    out = io.StringIO()
+    if mutant is None:
+        Simulator(host, first_fit(host), POLICIES["akita"](), duration=duration, seed=seed,
+                  trace=out).run()
+    else:
+        simulate_mutant(host, mutant, duration=duration, seed=seed, trace=out)
+    return out.getvalue().splitlines()
+
+
+def _check(host: Host, lines: list[str], ties: str, reports: frozenset[str]) -> ConformanceReport:
+    header, events = read_jsonl(strip(lines, reports))
+    return conform(host, events, end=header["duration_ns"], ties=ties, reports=reports, keep=1000)
+
+
+def score_mutants(cases: Iterable[tuple[Host, int]], *, duration: int, ties: str = "any",
+                  reports: Iterable[str] = DECISIONS, mutants: Iterable[Mutant] = MUTANTS,
+                  progress: Callable[[int], None] | None = None) -> MutationReport:
+    """Run the reference and *mutants* on each (host, seed) of *cases* and score the oracle."""
+    reports = frozenset(reports)
+    mutants = list(mutants)
+    result = MutationReport(mutants=[MutantScore(m.name, m.rule) for m in mutants])
+    for host, seed in cases:
+        result.hosts += 1
+        reference = _trace(host, seed, duration, None)
+        verdict = _check(host, reference, ties, reports)
+        if verdict.violations:
+            result.false_alarms.append({"seed": seed, "violation": verdict.violations[0].text})
+        else:
+            result.reference_passed += 1
+        for mutant, score in zip(mutants, result.mutants):
+            lines = _trace(host, seed, duration, mutant)
+            if lines == reference:
+                continue
+            score.diverged += 1
+            found = _check(host, lines, ties, reports)
+            if found.violations:
+                score.flagged += 1
+                score.first[found.violations[0].rule] += 1
+                score.named += mutant.rule in found.counts
+        if progress is not None:
+            progress(result.hosts)
+    return result

@@ -1,0 +1,503 @@
+"""The streaming conformance oracle: is each decision of a trace one the rules allow?
+
+Another implementation of Akita records what it saw and what it decided, as
+events.  Its *inputs* are ``wake``, ``block`` and ``complete``: work arriving
+and running out.  Its *decisions* are ``dispatch`` and ``idle`` (which vCPU a
+pCPU runs), ``mode`` (R5, R9) and ``temperature`` (R5, R8); ``release`` and
+``exhaust`` events, and the ``deadline`` and ``budget`` a dispatch reports,
+are its bookkeeping, checked too when present.
+
+The oracle keeps its own account of every vCPU by the rules alone
+(:mod:`.shadow`), driven by the inputs and by which vCPU the implementation
+ran, and checks the decisions against it:
+
+* at every *check point* -- an instant of the trace, or an instant where a
+  rule acts although the trace says nothing (a period start, a budget
+  running out, a HI vCPU reaching ``C_opt``) -- it computes what the rules
+  allow each pCPU touched to run (:func:`.shadow.allowed`), which mode they
+  require, and each HI vCPU's temperature;
+* a pCPU whose running vCPU, mode or a reported temperature differs from
+  what the rules allow opens an *obligation*.  The implementation has
+  ``tolerance`` ns to put it right; an obligation still open after that is
+  a :class:`~.violation.Violation`, reported once, dated from when it began.
+  With ``tolerance = 0`` a wrong state that lasts any time at all is a
+  violation; one that is put right at the same instant is not;
+* a reported value (a dispatch's budget or deadline, a release's key, an
+  exhaustion) that differs from the oracle's by more than ``tolerance`` is
+  a violation at once.
+
+All events of one instant are taken together, in the reference's order:
+the running vCPUs are charged up to the instant, then the inputs are
+applied, then the period starts that fall on the instant, then the
+decisions; the final state of the instant is what is checked.  Memory is
+bounded: per vCPU and pCPU state, one instant's events, a window of recent
+events and the first ``keep`` violations.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import Counter, deque
+from fractions import Fraction
+from typing import Any, Iterable
+
+from akita.model import Host, format_duration, first_fit
+
+from .errors import TraceError
+from .shadow import ShadowCPU, ShadowVCPU, allowed
+from .violation import Violation
+
+__all__ = ["Oracle", "DECISIONS", "INPUTS"]
+
+#: Events that are the implementation's inputs.
+INPUTS = frozenset({"wake", "block", "complete"})
+#: Events that are its decisions and bookkeeping.
+DECISIONS = frozenset({"dispatch", "idle", "mode", "temperature", "release", "exhaust"})
+
+
+def _ns(value: int | Fraction) -> str:
+    if isinstance(value, int) or value.denominator == 1:
+        return format_duration(int(value))
+    return f"{value}ns"
+
+
+class _Obligation:
+    __slots__ = ("since", "rule", "allowed", "did", "text", "reported")
+
+    def __init__(self, since: int, rule: str, allowed: tuple[str, ...], did: str, text: str):
+        self.since, self.rule, self.allowed, self.did, self.text = since, rule, allowed, did, text
+        self.reported = False
+
+
+class Oracle:
+    """Check a stream of trace events against the Akita rules on *host*.
+
+    :param tolerance: ns an implementation may take to reach the state the
+        rules require, and by which a reported value may differ.
+    :param ties: ``"any"`` accepts any of several vCPUs with an equal key
+        (and counts such decisions as ambiguous); ``"strict"`` requires the
+        reference's tie-break, HI first, then host order.
+    :param reports: the decision kinds the implementation writes (a subset
+        of :data:`DECISIONS`; ``dispatch`` and ``idle`` are required).  A
+        mode it does not report is taken to be the mode the rules require;
+        a temperature it does not report is not checked.
+    :param keep: how many violations to keep (all are counted).
+    :param window: how many recent events a violation carries.
+    """
+
+    def __init__(self, host: Host, *, tolerance: int = 0, ties: str = "any",
+                 reports: Iterable[str] = DECISIONS, keep: int = 10, window: int = 8) -> None:
+        reports = frozenset(reports)
+        if not {"dispatch", "idle"} <= reports <= DECISIONS:
+            raise TraceError("reports", sorted(reports),
+                             "a subset of the decision kinds with dispatch and idle")
+        if ties not in ("any", "strict"):
+            raise TraceError("ties", ties, '"any" or "strict"')
+        if not isinstance(tolerance, int) or tolerance < 0:
+            raise TraceError("tolerance", tolerance, "a duration >= 0")
+        self.host = host
+        self.tolerance = tolerance
+        self.strict = ties == "strict"
+        self.reports = reports
+        self.keep = keep
+        options = host.options
+        self.initial_temperature = options.initial_temperature
+        self.lo_in_hi_mode = options.lo_in_hi_mode
+        self.virtual_in_hi = options.hi_mode_deadline == "virtual"
+        self.wake_preempts = options.wake_preempts
+        placement = first_fit(host)
+        self.cpus = [ShadowCPU(c) for c in range(host.pcpus)]
+        self.vcpus: dict[str, ShadowVCPU] = {}
+        self.rejected: dict[str, str] = {}
+        self._timers: list[list] = [[] for _ in range(host.pcpus)]
+        order = 0
+        for answer in placement.vms:
+            for index, vcpu in enumerate(answer.vm.all_vcpus()):
+                if not answer.admitted:
+                    self.rejected[vcpu.name] = answer.reason or "rejected"
+                    continue
+                c = answer.pcpus[index]
+                x = placement.pcpus[c].verdict.x
+                v = ShadowVCPU(vcpu, c, order, Fraction(1) if x is None else x)
+                self.vcpus[v.name] = v
+                self.cpus[c].vcpus.append(v)
+                self._timers[c].append((0, order, v))
+                order += 1
+        for timers in self._timers:
+            heapq.heapify(timers)
+        self._open: list[dict[str, _Obligation]] = [{} for _ in self.cpus]
+        self._ok = [True] * host.pcpus
+        self._t = 0
+        self._buffer: list[dict[str, Any]] = []
+        self._recent: deque[dict[str, Any]] = deque(maxlen=window)
+        self._new: list[Violation] = []
+        self._misplaced: set[str] = set()
+        self._closed = False
+        #: the first ``keep`` violations, in the order found.
+        self.violations: list[Violation] = []
+        #: how many violations of each rule were found.
+        self.counts: Counter[str] = Counter()
+        self.events = 0
+        self.decisions = 0
+        self.ambiguous = 0
+        self.checks = 0
+        self.end = 0
+
+    # -- the stream ---------------------------------------------------------------------
+
+    def feed(self, event: dict[str, Any]) -> list[Violation]:
+        """Take one event (a dict shaped as a trace line); return the violations it revealed.
+
+        Violations of an instant are found when the next instant begins, or
+        at :meth:`close`.
+        """
+        if self._closed:
+            raise TraceError("event", event, "no event after close()")
+        t = event.get("t")
+        if isinstance(t, bool) or not isinstance(t, int) or t < 0:
+            raise TraceError("t", t, "an integer time >= 0 in ns")
+        kind = event.get("event")
+        if kind not in INPUTS and kind not in DECISIONS:
+            raise TraceError("event", kind, f"one of {', '.join(sorted(INPUTS | DECISIONS))}")
+        cpu = event.get("cpu")
+        if isinstance(cpu, bool) or not isinstance(cpu, int) or not 0 <= cpu < len(self.cpus):
+            raise TraceError("cpu", cpu, f"a pCPU index from 0 to {len(self.cpus) - 1}")
+        if kind not in ("idle", "mode") and event.get("vcpu") not in self.vcpus \
+                and event.get("vcpu") not in self.rejected:
+            raise TraceError("vcpu", event.get("vcpu"), "a vCPU of the host, named VM/i")
+        if kind == "mode" and event.get("mode") not in ("HI", "LO"):
+            raise TraceError("mode", event.get("mode"), '"HI" or "LO"')
+        if kind == "temperature":
+            value = event.get("temperature")
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise TraceError("temperature", value, "an integer >= 0")
+        for field in ("deadline", "budget", "arrival"):
+            value = event.get(field, 0)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise TraceError(field, value, "an integer number of ns >= 0")
+        if "key" in event:
+            try:
+                Fraction(event["key"])
+            except (TypeError, ValueError, ZeroDivisionError):
+                raise TraceError("key", event["key"], 'an exact number of ns, "p" or "p/q"') \
+                    from None
+        if self._buffer and t != self._t:
+            if t < self._t:
+                raise TraceError("t", t, f"a time >= {self._t} (events in time order)")
+            self._close_instant()
+        self._t = t
+        self._buffer.append(event)
+        self._recent.append(event)
+        self.events += 1
+        found, self._new = self._new, []
+        return found
+
+    def close(self, end: int | None = None) -> list[Violation]:
+        """End the stream at *end* ns (default: the last event) and return the last violations."""
+        if not self._closed:
+            if self._buffer:
+                self._close_instant()
+            self.end = max(self._t, end if end is not None else self._t)
+            for cpu in self.cpus:
+                self._advance(cpu, self.end)
+                self._expire(cpu, self.end)
+            self._closed = True
+        found, self._new = self._new, []
+        return found
+
+    # -- one instant ----------------------------------------------------------------------
+
+    def _close_instant(self) -> None:
+        t, events = self._t, self._buffer
+        self._buffer = []
+        touched = sorted({e["cpu"] for e in events})
+        blocks_first = set()
+        seen = set()
+        for e in events:
+            name = e.get("vcpu")
+            if e["event"] in ("block", "wake") and name not in seen:
+                seen.add(name)
+                if e["event"] == "block":
+                    blocks_first.add(name)
+        decides = {e["cpu"] for e in events if e["event"] not in ("wake", "complete")}
+        for c in touched:
+            cpu = self.cpus[c]
+            self._advance(cpu, t)
+            running = cpu.running
+            timers = self._timers[c]
+            if timers and timers[0][0] == t or running is None or (
+                    running.runnable and running.due() == t - cpu.synced):
+                decides.add(c)
+            self._charge(cpu, t, running is not None and running.name not in blocks_first)
+        for e in events:  # what the charging and the inputs did
+            kind = e["event"]
+            if kind in INPUTS:
+                self._input(e, t)
+            elif kind == "exhaust":
+                self._exhausted(e, t)
+        for c in touched:
+            self._release_due(self.cpus[c], t)
+        dispatched = set()
+        for e in events:
+            if e["event"] in DECISIONS and e["event"] != "exhaust":
+                self._decision(e, t)
+                if e["event"] in ("dispatch", "idle"):
+                    dispatched.add(e["cpu"])
+        for c in touched:
+            self._settle(self.cpus[c], t, c in dispatched, c in decides)
+
+    def _advance(self, cpu: ShadowCPU, t: int) -> None:
+        """Apply the rule points of *cpu* strictly before *t* (no trace event there)."""
+        timers = self._timers[cpu.index]
+        while True:
+            u = timers[0][0] if timers else None
+            running = cpu.running
+            if running is not None and running.runnable:
+                due = running.due()
+                if due is not None and (u is None or cpu.synced + due < u):
+                    u = cpu.synced + due
+            if u is None or u >= t:
+                break
+            self._expire(cpu, u)
+            self._charge(cpu, u, True)
+            self._release_due(cpu, u)
+            self._settle(cpu, u, False, True)
+        self._expire(cpu, t)
+
+    def _charge(self, cpu: ShadowCPU, t: int, still_runnable: bool) -> None:
+        running, since, ran = cpu.running, cpu.synced, t - cpu.synced
+        cpu.synced = t
+        cpu.ran_out = None
+        if running is None or not running.runnable:
+            return
+        had = running.budget
+        if running.run(ran) and still_runnable:
+            self._ask(cpu, running, t)
+        if had > 0 and running.budget == 0:
+            cpu.ran_out = running
+        if cpu.ran_out is running and "exhaust" in self.reports:
+            out = since + running.spent
+            self._open[cpu.index]["exhaust " + running.name] = _Obligation(
+                out, "R3", ("exhaust",), "no exhaust",
+                f"{running.name} ran out of budget at {_ns(out)} but no exhaust is reported")
+
+    def _ask(self, cpu: ShadowCPU, v: ShadowVCPU, t: int) -> None:
+        """R5: *v* consumed ``C_opt`` and is runnable: it heats, and the pCPU goes HI."""
+        v.asked = True
+        v.temperature = self.initial_temperature
+        if not cpu.rules_hi:
+            cpu.rules_hi = True
+            cpu.rules_changed = t
+
+    def _release_due(self, cpu: ShadowCPU, t: int) -> None:
+        """R2 and R8 for the periods starting at *t*; then R9."""
+        timers = self._timers[cpu.index]
+        hi_release = False
+        while timers and timers[0][0] <= t:
+            s, order, v = heapq.heappop(timers)
+            v.start_period(s)
+            hi_release |= v.hi
+            heapq.heappush(timers, (s + v.period, order, v))
+        if hi_release and cpu.rules_hi and all(v.temperature == 0 for v in cpu.vcpus if v.hi):
+            cpu.rules_hi = False
+            cpu.rules_changed = t
+
+    # -- events -----------------------------------------------------------------------------
+
+    def _vcpu(self, e: dict[str, Any], t: int) -> ShadowVCPU | None:
+        """The vCPU an event names, or ``None`` (after an R12 finding) if it is not placed there."""
+        name = e["vcpu"]
+        v = self.vcpus.get(name)
+        if v is None:
+            if name not in self._misplaced:
+                self._misplaced.add(name)
+                self._now("R12", t, e["cpu"], ("none",), name,
+                          f"{name} ran although first fit rejects its VM: {self.rejected[name]}")
+            return None
+        if e["cpu"] != v.cpu:
+            if name not in self._misplaced:
+                self._misplaced.add(name)
+                self._now("R12", t, e["cpu"], (f"pCPU {v.cpu}",), f"pCPU {e['cpu']}",
+                          f"{name} is on pCPU {e['cpu']}; first fit puts it on pCPU {v.cpu}")
+            return None
+        return v
+
+    def _input(self, e: dict[str, Any], t: int) -> None:
+        v = self.vcpus.get(e["vcpu"])
+        if v is None or e["cpu"] != v.cpu:
+            self._vcpu(e, t)  # an R12 finding, once per vCPU
+        if v is None:
+            return
+        if e["event"] == "wake":
+            v.runnable = True
+            if not self.wake_preempts and self.cpus[v.cpu].running is not None:
+                self.cpus[v.cpu].deferred.add(v)
+        elif e["event"] == "block":
+            v.runnable = False
+
+    def _decision(self, e: dict[str, Any], t: int) -> None:
+        kind, c = e["event"], e["cpu"]
+        cpu = self.cpus[c]
+        if kind == "idle":
+            cpu.running = None
+            return
+        if kind == "mode":
+            hi = e["mode"] == "HI"
+            if hi != cpu.claimed_hi:
+                cpu.claimed_hi = hi
+                cpu.claimed_changed = t
+            return
+        v = self._vcpu(e, t)
+        if kind == "dispatch":
+            cpu.running = v
+            if v is not None:
+                self._compare(e, t, "budget", v.budget, "R3", "remaining budget")
+                self._compare(e, t, "deadline", v.deadline, "R2", "deadline")
+        elif v is None:
+            return
+        elif kind == "temperature":
+            v.claimed_temperature = e["temperature"]
+        elif kind == "release":
+            if v.release != t:
+                self._now("R2", t, c, (f"next period start {_ns(v.release + v.period)}",),
+                          f"release at {_ns(t)}",
+                          f"{v.name} starts a period at {_ns(t)}, off its grid of {_ns(v.period)}")
+                return
+            self._compare(e, t, "deadline", v.deadline, "R2", "deadline")
+            self._compare(e, t, "budget", v.budget, "R2", "budget")
+            self._compare(e, t, "key", v.key, "R2", "key (virtual deadline for HI)")
+
+    def _exhausted(self, e: dict[str, Any], t: int) -> None:
+        """An ``exhaust`` event, checked before the period starts of its instant (R3)."""
+        v = self._vcpu(e, t)
+        if v is not None:
+            self._open[v.cpu].pop("exhaust " + v.name, None)
+        if v is not None and v.budget > self.tolerance:
+            self._now("R3", t, e["cpu"], (f"budget {_ns(v.budget)} left",), "exhausted",
+                      f"{v.name} is reported out of budget at {_ns(t)} with {_ns(v.budget)} left")
+
+    def _compare(self, e: dict[str, Any], t: int, field: str, expected, rule: str,
+                 what: str) -> None:
+        if field not in e:
+            return
+        got = Fraction(e[field]) if field == "key" else e[field]  # checked by feed()
+        if abs(got - expected) > self.tolerance:
+            self._now(rule, t, e["cpu"], (_ns(expected),), _ns(got),
+                      f"{e['vcpu']} {e['event']} at {_ns(t)} reports {what} {_ns(got)}; "
+                      f"the rules give {_ns(expected)}")
+
+    # -- checks ------------------------------------------------------------------------------
+
+    def _settle(self, cpu: ShadowCPU, t: int, dispatched: bool, decides: bool) -> None:
+        """Check *cpu*'s state at check point *t*: mode, temperatures, the running vCPU.
+
+        *decides*: whether *t* is a decision point of *cpu* (R10) -- anything
+        but a wake while it runs a vCPU, when ``wake_preempts`` is false.
+        """
+        self.checks += 1
+        if decides or self.wake_preempts:
+            cpu.deferred.clear()
+        opts = dict(lo_in_hi_mode=self.lo_in_hi_mode, virtual_in_hi=self.virtual_in_hi)
+        if not cpu.rules_hi:  # R5 on pick: the head already consumed C_opt
+            head, _ = allowed(cpu, False, strict=True, **opts)
+            if head and head[0].hi and head[0].budget > 0 and head[0].consumed >= head[0].c_opt:
+                self._ask(cpu, head[0], t)
+        if "mode" not in self.reports:
+            cpu.claimed_hi = cpu.rules_hi
+        self._check_mode(cpu, t)
+        if "temperature" in self.reports:
+            for v in cpu.vcpus:
+                if v.hi:
+                    self._check_temperature(cpu, v, t)
+        options, rule = allowed(cpu, cpu.claimed_hi, strict=self.strict, **opts)
+        running = cpu.running
+        ok = running in options if options else running is None
+        if dispatched:
+            self.decisions += 1
+            if ok and len(options) > 1:
+                self.ambiguous += 1
+        if ok:
+            self._open[cpu.index].pop("dispatch", None)
+        elif "dispatch" not in self._open[cpu.index]:
+            self._open[cpu.index]["dispatch"] = self._dispatch_finding(
+                cpu, t, options, rule, dispatched)
+        self._ok[cpu.index] = ok
+
+    def _check_mode(self, cpu: ShadowCPU, t: int) -> None:
+        opened = self._open[cpu.index]
+        if cpu.claimed_hi == cpu.rules_hi:
+            opened.pop("mode", None)
+            return
+        if "mode" in opened:
+            return
+        want, did = ("HI", "LO") if cpu.rules_hi else ("LO", "HI")
+        if cpu.claimed_changed >= cpu.rules_changed:
+            if cpu.claimed_hi:
+                rule, text = "R5", "switched to HI mode with no HI vCPU having consumed C_opt"
+            else:
+                warm = ", ".join(f"{v.name} at {v.temperature}" for v in cpu.vcpus
+                                 if v.hi and v.temperature > 0)
+                rule, text = "R9", f"returned to LO mode while HI vCPUs are warm ({warm})"
+        elif cpu.rules_hi:
+            rule, text = "R5", "stayed in LO mode after a running HI vCPU consumed C_opt"
+        else:
+            rule, text = "R9", "stayed in HI mode after every HI vCPU cooled to 0"
+        opened["mode"] = _Obligation(t, rule, (want,), did,
+                                     f"pCPU {cpu.index} {text} at {_ns(t)}")
+
+    def _check_temperature(self, cpu: ShadowCPU, v: ShadowVCPU, t: int) -> None:
+        opened, kind = self._open[cpu.index], "temperature " + v.name
+        if v.claimed_temperature == v.temperature:
+            opened.pop(kind, None)
+        elif kind not in opened:
+            rule = "R5" if v.temperature == self.initial_temperature and v.asked else "R8"
+            opened[kind] = _Obligation(
+                t, rule, (str(v.temperature),), str(v.claimed_temperature),
+                f"{v.name} has temperature {v.claimed_temperature} at {_ns(t)}; "
+                f"the rules give {v.temperature}")
+
+    def _dispatch_finding(self, cpu: ShadowCPU, t: int, options: list[ShadowVCPU], rule: str,
+                          dispatched: bool) -> _Obligation:
+        running = cpu.running
+        mode = "HI" if cpu.claimed_hi else "LO"
+        names = tuple(v.name for v in options) or ("idle",)
+        did = running.name if running is not None else "idle"
+        want = " or ".join(f"{v.name} ({self._why(cpu, v)})" for v in options) or "idle"
+        if running is None:
+            rule, text = "R7", f"idled while {want} was runnable"
+        elif not running.runnable:
+            rule, text = "R10", f"kept {running.name} after it blocked; the rules run {want}"
+        elif cpu.ran_out is running and options and options[0].budget > 0:
+            rule, text = "R3", f"ran {running.name} past its budget while {want} waited"
+        elif not dispatched and self._ok[cpu.index]:
+            rule, text = "R10", (f"did not decide again: kept {running.name} "
+                                 f"({self._why(cpu, running)}) while the rules run {want}")
+        else:
+            text = f"ran {running.name} ({self._why(cpu, running)}); the rules run {want}"
+        return _Obligation(t, rule, names, did, f"pCPU {cpu.index} in {mode} mode {text} "
+                                                f"at {_ns(t)}")
+
+    def _why(self, cpu: ShadowCPU, v: ShadowVCPU) -> str:
+        if v.budget <= 0:
+            return f"inactive, deadline {_ns(v.deadline)}"
+        if cpu.claimed_hi or not v.hi:
+            return f"{'HI' if v.hi else 'LO'}, deadline {_ns(v.deadline)}"
+        return f"HI, virtual deadline {_ns(v.key)}"
+
+    def _expire(self, cpu: ShadowCPU, u: int) -> None:
+        for obligation in self._open[cpu.index].values():
+            if not obligation.reported and u - obligation.since > self.tolerance:
+                obligation.reported = True
+                self._report(Violation(obligation.rule, obligation.since, cpu.index,
+                                       obligation.allowed, obligation.did, obligation.text,
+                                       tuple(self._recent)))
+
+    def _now(self, rule: str, t: int, cpu: int, allowed_: tuple[str, ...], did: str,
+             text: str) -> None:
+        self._report(Violation(rule, t, cpu, allowed_, did, text, tuple(self._recent)))
+
+    def _report(self, violation: Violation) -> None:
+        self.counts[violation.rule] += 1
+        if len(self.violations) < self.keep:
+            self.violations.append(violation)
+        self._new.append(violation)

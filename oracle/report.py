@@ -1,0 +1,112 @@
+"""Running the oracle over a whole trace, and what it concluded.
+
+:func:`conform` feeds every event of a trace to an :class:`~.oracle.Oracle`
+and returns a :class:`ConformanceReport`: a verdict, never a boolean --
+``"conformant"`` or ``"violations"`` -- with the counts behind it and the
+first violations in domain words.  An event the oracle cannot read raises
+:class:`~.errors.TraceError` located at its line.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable
+
+import attrs
+
+from akita.model import Host, format_duration
+
+from .errors import TraceError
+from .oracle import DECISIONS, Oracle
+from .violation import RULE_TITLES, Violation
+
+__all__ = ["ConformanceReport", "conform", "CONFORMANT", "VIOLATIONS"]
+
+CONFORMANT, VIOLATIONS = "conformant", "violations"
+
+
+@attrs.frozen
+class ConformanceReport:
+    """What the oracle found in one trace."""
+
+    verdict: str
+    events: int
+    decisions: int
+    ambiguous: int
+    checks: int
+    end: int
+    tolerance: int
+    ties: str
+    reports: tuple[str, ...]
+    counts: dict[str, int]
+    violations: tuple[Violation, ...]
+
+    @property
+    def total(self) -> int:
+        """How many violations were found (more than :attr:`violations` may keep)."""
+        return sum(self.counts.values())
+
+    def unchecked(self) -> list[str]:
+        """What this trace did not let the oracle judge."""
+        missing = []
+        if "mode" not in self.reports:
+            missing.append("mode switches (taken to be where the rules put them)")
+        if "temperature" not in self.reports:
+            missing.append("temperatures")
+        if "release" not in self.reports:
+            missing.append("the period starts the implementation reports")
+        return missing
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "verdict": self.verdict, "events": self.events, "decisions": self.decisions,
+            "ambiguous": self.ambiguous, "checks": self.checks, "end_ns": self.end,
+            "tolerance_ns": self.tolerance, "ties": self.ties, "reports": list(self.reports),
+            "violations_total": self.total,
+            "counts": {rule: self.counts[rule] for rule in sorted(self.counts, key=_rule_order)},
+            "violations": [v.as_json() for v in self.violations],
+            "unchecked": self.unchecked(),
+        }
+
+    def summary(self) -> str:
+        """One line for people."""
+        if self.verdict == CONFORMANT:
+            return (f"conformant: {self.decisions} decisions over {format_duration(self.end)} "
+                    f"({self.events} events), {self.ambiguous} ties accepted")
+        counts = ", ".join(f"{rule} x{self.counts[rule]}"
+                           for rule in sorted(self.counts, key=_rule_order))
+        return f"{self.total} violations ({counts}) in {self.decisions} decisions"
+
+
+def _rule_order(rule: str) -> int:
+    return int(rule[1:])
+
+
+def conform(host: Host, events: Iterable[dict[str, Any]], *, end: int | None = None,
+            tolerance: int = 0, ties: str = "any", reports: Iterable[str] = DECISIONS,
+            keep: int = 10, window: int = 8, path: str = "<trace>",
+            progress: Callable[[int], None] | None = None) -> ConformanceReport:
+    """Check every event of a trace of *host*; events may carry their ``line``.
+
+    :param end: the end of the traced span (a JSONL header's
+        ``duration_ns``); obligations still open then are judged at it.
+    :param progress: called with the number of events read, every 65,536.
+    """
+    oracle = Oracle(host, tolerance=tolerance, ties=ties, reports=reports, keep=keep,
+                    window=window)
+    count = 0
+    for event in events:
+        try:
+            oracle.feed(event)
+        except TraceError as error:
+            line = event.get("line") if isinstance(event, dict) else None
+            raise error.located(path=path if line is None else f"{path}:{line}") from None
+        count += 1
+        if progress is not None and count % 65536 == 0:
+            progress(count)
+    oracle.close(end)
+    return ConformanceReport(
+        verdict=VIOLATIONS if oracle.counts else CONFORMANT, events=oracle.events,
+        decisions=oracle.decisions, ambiguous=oracle.ambiguous, checks=oracle.checks,
+        end=oracle.end, tolerance=tolerance, ties=ties, reports=tuple(sorted(oracle.reports)),
+        counts=dict(oracle.counts), violations=tuple(oracle.violations))
+

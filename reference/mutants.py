@@ -1,0 +1,279 @@
+"""Mutants: deliberately wrong variants of the ``akita`` policy.
+
+A conformance oracle is only as good as the wrong schedules it rejects.  An
+oracle that accepts every trace of the reference policy shows only that it
+is not too strict; to show that it is strict *enough*, we give it traces of
+schedulers that are wrong in one known way and ask it to name the rule
+they break.  Following mutation testing, each such scheduler is a
+*mutant*: the reference policy (:mod:`.policies.akita`) with one rule of
+R2-R12 changed, by the smallest override that changes it, or, for the
+placement rule R12, a wrong CPU picker in place of first fit.
+
+A mutant must be *killable*: on ordinary hosts its schedule must differ
+from the reference one, or no oracle could tell them apart
+(``tests/test_mutants.py`` checks that each trace differs).  A mutant keeps
+the reference policy's name, ``akita``, in its trace header: it claims to be
+Akita, and the oracle must find out otherwise from the decisions alone.
+
+Mutants are not in :data:`.policies.POLICIES`; ``akita simulate --policy``
+cannot run them.  :func:`simulate_mutant` does.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, TextIO
+
+import attrs
+
+from akita.model import (
+    ADMISSION_TESTS, Host, ModelError, PCPULoad, Placement, UtilizationSums, VMPlacement,
+    first_fit,
+)
+
+from .policies.akita import AkitaPolicy
+from .simulator import Result, Simulator
+
+__all__ = ["Mutant", "MUTANTS", "mutant_named", "simulate_mutant", "last_fit"]
+
+_MS = 1_000_000
+
+
+# -- R4 ------------------------------------------------------------------------------------
+
+
+class WrongTieBreak(AkitaPolicy):
+    """Breaks R4: equal keys go LO before HI, then in reverse host order."""
+
+    @staticmethod
+    def tie_of(state):
+        return (1 if state.is_hi else 0, -state.order)
+
+
+# -- R2 ------------------------------------------------------------------------------------
+
+
+class NoVirtualDeadline(AkitaPolicy):
+    """Breaks R2: a HI vCPU's LO-mode key is its actual deadline, not ``s + x T``."""
+
+    def key_of(self, state, release: int):
+        return release + state.vm.period
+
+
+# -- R5 ------------------------------------------------------------------------------------
+
+
+class NoModeSwitch(AkitaPolicy):
+    """Breaks R5: a HI vCPU that consumes ``C_opt`` is heated, but the pCPU stays in LO mode."""
+
+    def _switch(self, cpu: int, hi: bool, t: int, trigger=None) -> None:
+        pass  # LO -> HI is the only switch asked for: the pCPU is never in HI mode
+
+    def pick(self, c: int, t: int):
+        state = self.cpus[c].lo_mode.peek()
+        if state is not None and state.is_hi and state.sched.consumed >= state.vm.c_opt:
+            self._ask_pessimistic(state, t)  # R5 on pick: heated, and still LO mode
+            return state, self._slice_end(state, t)
+        return super().pick(c, t)
+
+
+class _SwitchPoint(AkitaPolicy):
+    """R5 at ``switch_point`` of a HI vCPU's consumption instead of at ``C_opt``."""
+
+    def switch_point(self, state) -> int:
+        raise NotImplementedError
+
+    def on_charged(self, state, before: int, t: int) -> None:
+        if (state.is_hi and before < self.switch_point(state) <= state.sched.consumed
+                and state.runnable):
+            self._ask_pessimistic(state, t)
+
+    def _slice_end(self, state, t: int) -> int:
+        server = state.sched
+        if state.is_hi and server.consumed < self.switch_point(state):
+            return t + min(server.budget, self.switch_point(state) - server.consumed)
+        return t + server.budget
+
+    def pick(self, c: int, t: int):
+        cpu = self.cpus[c]
+        if not cpu.hi:
+            state = cpu.lo_mode.peek()
+            if state is not None and state.is_hi:
+                if state.sched.consumed < self.switch_point(state):
+                    return state, self._slice_end(state, t)
+                self._ask_pessimistic(state, t)  # R5 on pick, at the mutant's point
+        return super().pick(c, t)
+
+
+class LateModeSwitch(_SwitchPoint):
+    """Breaks R5: the pCPU switches to HI only at ``C_opt + 1 ms`` (at most ``C_pes``)."""
+
+    def switch_point(self, state) -> int:
+        return min(state.vm.c_opt + _MS, state.vm.c_pes)
+
+
+class EagerModeSwitch(_SwitchPoint):
+    """Breaks R5: the pCPU switches to HI when a HI vCPU has consumed half of ``C_opt``."""
+
+    def switch_point(self, state) -> int:
+        return (state.vm.c_opt + 1) // 2
+
+
+# -- R9, R8 --------------------------------------------------------------------------------
+
+
+class PrematureHiToLo(AkitaPolicy):
+    """Breaks R9: a pCPU in HI mode returns to LO at the next HI period start, warm or not."""
+
+    def on_release(self, state, t: int) -> None:
+        super().on_release(state, t)
+        if state.is_hi and self.cpus[state.cpu].hi:
+            self._switch(state.cpu, False, t)
+
+
+class NoCooling(AkitaPolicy):
+    """Breaks R8: temperatures never drop, so (by R9) a pCPU never leaves HI mode."""
+
+    def on_release(self, state, t: int) -> None:
+        if state.is_hi:
+            state.sched.asked = False
+
+
+# -- R6, R3, R7, R10 -----------------------------------------------------------------------
+
+
+class LoFirstInHiMode(AkitaPolicy):
+    """Breaks R6: in HI mode the active runnable LO vCPUs run before the HI ones."""
+
+    def pick(self, c: int, t: int):
+        cpu = self.cpus[c]
+        state = cpu.lo_active.peek() if cpu.hi else None
+        if state is not None:
+            return state, self.slice_end(state, t)
+        return super().pick(c, t)
+
+
+class BudgetOverrun(AkitaPolicy):
+    """Breaks R3: a slice that ends with the budget ends 1 ms later, past the budget."""
+
+    def _slice_end(self, state, t: int) -> int:
+        end = super()._slice_end(state, t)
+        return end + _MS if end == t + state.sched.budget else end
+
+    def slice_end(self, state, t: int) -> int:
+        return super().slice_end(state, t) + _MS
+
+
+class IdleWhileRunnable(AkitaPolicy):
+    """Breaks R7: no work conservation; the pCPU idles rather than run an inactive vCPU."""
+
+    def _background(self, cpu):
+        return None
+
+
+class NoWakePreempt(AkitaPolicy):
+    """Breaks R10: a wake never makes the pCPU decide again (``wake_preempts`` ignored)."""
+
+    def setup(self, sim) -> None:
+        super().setup(sim)
+        self.wake_preempts = False
+
+
+# -- R12 -----------------------------------------------------------------------------------
+
+
+def last_fit(host: Host) -> Placement:
+    """Breaks R12: each vCPU goes to the *last* pCPU that passes the test (all or none per VM)."""
+    test = ADMISSION_TESTS[host.test]
+    loads: list[list] = [[] for _ in range(host.pcpus)]
+    answers = []
+    for vm in host.vms:
+        trial, where = [list(load) for load in loads], []
+        for vcpu in vm.all_vcpus():
+            fits = [c for c in range(host.pcpus)
+                    if test(UtilizationSums.of([*trial[c], vcpu])).schedulable]
+            if not fits:
+                answers.append(VMPlacement(vm, (), f"vCPU {vcpu.name} fits on no pCPU"))
+                break
+            trial[fits[-1]].append(vcpu)
+            where.append(fits[-1])
+        else:
+            loads = trial
+            answers.append(VMPlacement(vm, tuple(where), None))
+    pcpus = tuple(PCPULoad(c, tuple(load), test(UtilizationSums.of(load)))
+                  for c, load in enumerate(loads))
+    return Placement(test.name, tuple(answers), pcpus)
+
+
+# -- the catalogue -------------------------------------------------------------------------
+
+
+@attrs.frozen
+class Mutant:
+    """A wrong variant of ``akita`` and the rule an oracle must report for it.
+
+    :param name: e.g. ``"no-virtual-deadline"``.
+    :param rule: the rule id the oracle must report, e.g. ``"R2"``.
+    :param text: one sentence: what it does wrong.
+    :param policy: the policy class it runs.
+    :param place: the placement it uses (first fit unless R12 is the rule broken).
+    """
+
+    name: str
+    rule: str
+    text: str
+    policy: type[AkitaPolicy]
+    place: Callable[[Host], Placement] = first_fit
+
+
+#: Every mutant, one per wrong rule (three for R5: never, late, early).
+MUTANTS: tuple[Mutant, ...] = (
+    Mutant("wrong-tie-break", "R4",
+           "On equal keys it runs LO before HI, then in reverse host order.", WrongTieBreak),
+    Mutant("no-virtual-deadline", "R2",
+           "A HI vCPU's LO-mode key is its actual deadline, not its virtual deadline s + x*T.",
+           NoVirtualDeadline),
+    Mutant("no-mode-switch", "R5",
+           "A HI vCPU that consumes C_opt and is still runnable never switches the pCPU to HI.",
+           NoModeSwitch),
+    Mutant("late-mode-switch", "R5",
+           "The pCPU switches to HI when the HI vCPU has consumed C_opt + 1 ms, not C_opt.",
+           LateModeSwitch),
+    Mutant("premature-hi-to-lo", "R9",
+           "In HI mode the pCPU returns to LO at the next HI period start, whatever the "
+           "temperatures.", PrematureHiToLo),
+    Mutant("no-cooling", "R8",
+           "Temperatures are never lowered at period starts, so HI mode is never left.",
+           NoCooling),
+    Mutant("lo-first-in-hi-mode", "R6",
+           "In HI mode the active runnable LO vCPUs run before the active runnable HI ones.",
+           LoFirstInHiMode),
+    Mutant("budget-overrun", "R3",
+           "An active vCPU runs 1 ms past its remaining budget before the pCPU decides again.",
+           BudgetOverrun),
+    Mutant("idle-while-runnable", "R7",
+           "The pCPU idles instead of running an inactive runnable vCPU.", IdleWhileRunnable),
+    Mutant("no-wake-preempt", "R10",
+           "A waking vCPU never makes the pCPU decide again, although wake_preempts is true.",
+           NoWakePreempt),
+    Mutant("last-fit", "R12",
+           "Each vCPU goes to the last pCPU that passes the admission test, not the first.",
+           AkitaPolicy, last_fit),
+    Mutant("eager-mode-switch", "R5",
+           "The pCPU switches to HI when a HI vCPU has consumed half of C_opt.",
+           EagerModeSwitch),
+)
+
+
+def mutant_named(name: str) -> Mutant:
+    """The mutant called *name*; :class:`~akita.model.ModelError` if there is none."""
+    for mutant in MUTANTS:
+        if mutant.name == name:
+            return mutant
+    raise ModelError("--mutant", name, f"one of {', '.join(m.name for m in MUTANTS)}")
+
+
+def simulate_mutant(host: Host, mutant: Mutant, *, duration: int, seed: int = 1,
+                    trace: TextIO) -> Result:
+    """Run *mutant* on *host* for *duration* ns, writing its JSON Lines trace to *trace*."""
+    return Simulator(host, mutant.place(host), mutant.policy(), duration=duration, seed=seed,
+                     trace=trace).run()

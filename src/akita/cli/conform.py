@@ -1,0 +1,149 @@
+"""``akita conform HOST.toml TRACE``: check another implementation's schedule against the rules."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from akita.model import ModelError, format_duration, load_host, parse_duration
+from akita.oracle import DECISIONS, RULE_TITLES, conform as run_conform, read_ftrace, read_jsonl
+from akita.oracle.ftrace import parse_seconds
+
+__all__ = ["conform"]
+
+_FTRACE_REPORTS = ("dispatch", "idle")
+
+
+@click.command()
+@click.argument("host_file", metavar="HOST.toml", type=click.Path(dir_okay=False))
+@click.argument("trace_path", metavar="TRACE", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--format", "trace_format", type=click.Choice(["auto", "jsonl", "ftrace"]),
+              default="auto", show_default=True,
+              help="Trace format; auto reads a JSON first line as JSON Lines, else ftrace.")
+@click.option("--tolerance", "tolerance_text", default="0ns", show_default=True,
+              help="How late (or by how much) an implementation may differ, e.g. 20us.")
+@click.option("--ties", type=click.Choice(["any", "strict"]), default="any", show_default=True,
+              help="Equal keys: accept any tied vCPU, or require HI first, then host order.")
+@click.option("--reports", "reports_text", default=None,
+              help="Decision kinds the trace records, comma-separated "
+                   f"(default: all for JSON Lines: {','.join(sorted(DECISIONS))}; "
+                   "dispatch,idle for ftrace).")
+@click.option("--map", "mappings", multiple=True, metavar="TASK=VM/i",
+              help="ftrace: the task (pid or comm) that runs a vCPU; adds to the host's "
+                   "[trace_map]. Repeatable.")
+@click.option("--origin", "origin_text", default=None, metavar="SECONDS",
+              help="ftrace: the kernel time that is t = 0, as ftrace prints it "
+                   "(default: the first event).")
+@click.option("--end", "end_text", default=None,
+              help="End of the traced span, e.g. 10s (default: the header's duration_ns, "
+                   "else the last event).")
+@click.option("--max", "keep", default=10, show_default=True, type=click.IntRange(1),
+              help="How many violations to report in full.")
+@click.option("--window", default=8, show_default=True, type=click.IntRange(0),
+              help="How many trace events to show with each violation.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON on stdout.")
+def conform(host_file, trace_path, trace_format, tolerance_text, ties, reports_text, mappings,
+            origin_text, end_text, keep, window, as_json) -> int:
+    """Check that every decision in TRACE is one the Akita rules allow on HOST.toml.
+
+    TRACE is a JSON Lines trace (the format of akita simulate --trace) or
+    Linux ftrace text (sched_switch, sched_wakeup); '-' reads stdin. Exit
+    status 0 if the trace conforms, 1 if it has violations, 2 on bad input.
+    """
+    host = load_host(host_file)
+    tolerance = parse_duration(tolerance_text, field="--tolerance")
+    end = None if end_text is None else parse_duration(end_text, field="--end")
+    path = "<stdin>" if trace_path == "-" else trace_path
+    try:
+        stream = sys.stdin if trace_path == "-" else open(trace_path, encoding="utf-8")
+    except OSError as error:
+        raise ModelError("TRACE", trace_path, f"a readable trace file ({error.strerror})") from None
+    with stream:
+        first = stream.readline()
+        if trace_format == "auto":
+            trace_format = "jsonl" if first.lstrip().startswith("{") else "ftrace"
+        lines = _chain(first, stream)
+        if trace_format == "jsonl":
+            header, events = read_jsonl(lines, path)
+            if end is None and isinstance(header.get("duration_ns"), int):
+                end = header["duration_ns"]
+            default_reports = tuple(sorted(DECISIONS))
+        else:
+            mapping = dict(host.trace_map)
+            for item in mappings:
+                task, sep, vcpu = item.partition("=")
+                if not sep or not task or not vcpu:
+                    raise ModelError("--map", item, "TASK=VM/i, e.g. 4242=web/0")
+                mapping[task] = vcpu
+            try:
+                origin = None if origin_text is None else parse_seconds(origin_text)
+            except ValueError:
+                raise ModelError("--origin", origin_text,
+                                 "seconds as ftrace prints them, e.g. 5123.456789") from None
+            events = read_ftrace(lines, mapping, origin_ns=origin, path=path)
+            default_reports = _FTRACE_REPORTS
+        reports = default_reports if reports_text is None else tuple(
+            kind.strip() for kind in reports_text.split(",") if kind.strip())
+        size = None if trace_path == "-" else os.path.getsize(trace_path)
+        with _progress(size, stream) as progress:
+            report = run_conform(host, events, end=end, tolerance=tolerance, ties=ties,
+                                 reports=reports, keep=keep, window=window, path=path,
+                                 progress=progress)
+    if as_json:
+        click.echo(json.dumps(report.as_json()))
+    else:
+        _print(report)
+    return 0 if report.verdict == "conformant" else 1
+
+
+def _chain(first: str, rest):
+    yield first
+    yield from rest
+
+
+class _progress:
+    """A progress bar on stderr (bytes of the trace read), only when stderr is a terminal."""
+
+    def __init__(self, size: int | None, stream) -> None:
+        self.size, self.stream, self.bar = size, stream, None
+
+    def __enter__(self):
+        if self.size is None or not sys.stderr.isatty():
+            return None
+        from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+        self.bar = Progress(TextColumn("checking"), BarColumn(), TimeRemainingColumn(),
+                            console=Console(stderr=True), transient=True)
+        self.bar.start()
+        task = self.bar.add_task("conform", total=self.size)
+        return lambda events: self.bar.update(task, completed=self.stream.buffer.tell()
+                                              if hasattr(self.stream, "buffer") else 0)
+
+    def __exit__(self, *exc) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def _print(report, console: Console | None = None) -> None:
+    console = console or Console(highlight=False, width=None if sys.stdout.isatty() else 120)
+    console.print(report.summary())
+    if report.violations:
+        table = Table(title=f"First {len(report.violations)} of {report.total} violations")
+        for column in ("rule", "t", "pCPU", "allowed", "did", "finding"):
+            table.add_column(column, justify="right" if column in ("t", "pCPU") else "left",
+                             overflow="fold")
+        for v in report.violations:
+            table.add_row(v.rule, format_duration(v.t), str(v.cpu), ", ".join(v.allowed), v.did,
+                          v.text)
+        console.print(table)
+        first = report.violations[0]
+        console.print(f"Trace around the first ({first.rule}: {RULE_TITLES[first.rule]}):")
+        for event in first.window:
+            console.print("  " + json.dumps(event, separators=(",", ":")), markup=False)
+    for item in report.unchecked():
+        console.print(f"Not checked (not in the trace): {item}")
