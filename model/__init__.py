@@ -17,6 +17,7 @@ from .options import HI_MODE_DEADLINES, SchedulerOptions
 from .presets import PRESETS, Preset
 from .utilization import UtilizationSums
 from .verdict import SchedulabilityVerdict
+from .share import DEFAULT_WEIGHT, Share
 from .vm import VCPU, VM
 from .workload import KINDS, Workload
 
@@ -41,6 +42,8 @@ __all__ = [
     "Placement",
     "Preset",
     "SchedulabilityVerdict",
+    "Share",
+    "DEFAULT_WEIGHT",
     "UtilizationSums",
     "VCPU",
     "VM",

@@ -122,6 +122,10 @@ class Host:
             if vm.name in seen:
                 raise ModelError("name", vm.name, "a name used by no other VM", vm=vm.name)
             seen.add(vm.name)
+            for c in vm.share.pin:
+                if c >= self.pcpus:
+                    raise ModelError("pin", list(vm.share.pin),
+                                     f"pCPU indices below host.pcpus ({self.pcpus})", vm=vm.name)
         vcpus = {vm.name: vm.vcpus for vm in self.vms}
         for key, value in self.trace_map:
             field = trace_map_field(key)

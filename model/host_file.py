@@ -46,6 +46,7 @@ from .errors import HostFileError, ModelError
 from .host import Host, trace_map_field
 from .options import SchedulerOptions
 from .presets import PRESETS
+from .share import Share
 from .vm import VM
 from .workload import Workload
 
@@ -57,7 +58,9 @@ _OPTION_KEYS = (
     "context_switch_cost",
 )
 _HOST_KEYS = ("pcpus", "test") + _OPTION_KEYS
-_VM_KEYS = ("name", "type", "vcpus", "criticality", "period", "c_opt", "c_pes", "workload")
+_SHARE_KEYS = ("weight", "cap", "nice", "pin")
+_VM_KEYS = ("name", "type", "vcpus", "criticality", "period", "c_opt", "c_pes", "workload") \
+    + _SHARE_KEYS
 _WORKLOAD_DURATIONS = ("demand", "min_demand", "offset", "period", "service", "window")
 _WORKLOAD_FRACTIONS = ("probability", "rate", "utilization")
 _WORKLOAD_KEYS = ("kind", "distribution", "path") + _WORKLOAD_DURATIONS + _WORKLOAD_FRACTIONS
@@ -69,6 +72,7 @@ class _Missing:
 
 
 _MISSING = _Missing()
+_DEFAULT_SHARE = Share()
 
 
 def load_host(path: str | os.PathLike[str]) -> Host:
@@ -130,6 +134,7 @@ def dumps_host(host: Host) -> str:
         if vm.c_pes is not None:
             entry["c_pes"] = format_duration(vm.c_pes)
         entry["vcpus"] = vm.vcpus
+        entry.update(_share_table(vm.share))
         entry["workload"] = _workload_table(vm.workload)
         vms.append(entry)
     if vms:
@@ -172,6 +177,7 @@ def host_json(host: Host) -> dict[str, Any]:
                 "c_opt": vm.c_opt,
                 "c_pes": vm.c_pes,
                 "vcpus": vm.vcpus,
+                **_share_table(vm.share),
                 "workload": {
                     key: (str(value) if isinstance(value, Fraction) else value)
                     for key, value in attrs.asdict(vm.workload).items()
@@ -184,6 +190,16 @@ def host_json(host: Host) -> dict[str, Any]:
     if host.trace_map:
         result["trace_map"] = dict(host.trace_map)
     return result
+
+
+def _share_table(share: Share) -> dict[str, Any]:
+    """The baseline keys that differ from their defaults (none for most hosts)."""
+    table: dict[str, Any] = {}
+    for key in _SHARE_KEYS:
+        value = getattr(share, key)
+        if value != getattr(_DEFAULT_SHARE, key):
+            table[key] = list(value) if key == "pin" else value
+    return table
 
 
 def _workload_table(workload: Workload) -> dict[str, Any]:
@@ -316,4 +332,12 @@ def _vm(entry: dict, position: int, base: str) -> VM:
         raise ModelError("vcpus", vcpus, "an integer >= 1", vm=name)
     if "workload" in entry:
         fields["workload"] = _workload(entry["workload"], name, base)
+    share = {key: entry[key] for key in _SHARE_KEYS if key in entry}
+    if share:
+        if "pin" in share and not isinstance(share["pin"], list):
+            raise ModelError("pin", share["pin"], "a list of pCPU indices, e.g. [0, 1]", vm=name)
+        try:
+            fields["share"] = Share(**share)
+        except ModelError as error:
+            raise error.located(vm=name) from None
     return VM(name=name, vcpus=vcpus, preset=preset_name, **fields)

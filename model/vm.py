@@ -18,6 +18,7 @@ import attrs
 from .criticality import Criticality
 from .duration import format_duration
 from .errors import ModelError
+from .share import Share
 from .workload import Workload
 
 __all__ = ["VM", "VCPU"]
@@ -49,6 +50,8 @@ class VM:
         so that a host file reads back as it was written).
     :param workload: what each of its vCPUs asks of the CPU (simulation
         only; admission ignores it).
+    :param share: weight, cap, nice and pinning, for the proportional-share
+        baselines only (:class:`~.share.Share`).
     :raises ModelError: naming the VM and the field that breaks R1.
     """
 
@@ -60,6 +63,7 @@ class VM:
     vcpus: int = 1
     preset: str | None = None
     workload: Workload = Workload()
+    share: Share = Share()
 
     def __attrs_post_init__(self) -> None:
         name = self.name
@@ -90,6 +94,8 @@ class VM:
             raise ModelError("vcpus", self.vcpus, "an integer >= 1", vm=name)
         if not isinstance(self.workload, Workload):
             raise ModelError("workload", self.workload, "a Workload", vm=name)
+        if not isinstance(self.share, Share):
+            raise ModelError("share", self.share, "a Share", vm=name)
 
     @property
     def is_hi(self) -> bool:

@@ -1,6 +1,6 @@
 """Running the oracle over a whole trace, and what it concluded.
 
-:func:`conform` feeds every event of a trace to an :class:`~.oracle.Oracle`
+:func:`conform` feeds every event of a trace to an :class:`~akita.oracle.oracle.Oracle`
 and returns a :class:`ConformanceReport`: a verdict, never a boolean --
 ``"conformant"`` or ``"violations"`` -- with the counts behind it and the
 first violations in domain words.  An event the oracle cannot read raises

@@ -1,6 +1,6 @@
 """A violation: one decision of an implementation that the rules do not allow.
 
-The oracle (:mod:`.oracle`) reports what it finds in domain words: which rule
+The oracle (:mod:`akita.oracle.oracle`) reports what it finds in domain words: which rule
 (``R2`` ... ``R12``, as numbered in :doc:`/decisions`), when, on which pCPU,
 what the rules allowed there and what the implementation did, and a window
 of the trace around it.

@@ -35,7 +35,8 @@ class VMMetrics:
 
 
 class CPUMetrics:
-    __slots__ = ("mode_switches", "hi_time_ns", "hi_since", "idle_ns", "context_switches")
+    __slots__ = ("mode_switches", "hi_time_ns", "hi_since", "idle_ns", "context_switches",
+                 "migrations")
 
     def __init__(self) -> None:
         self.mode_switches = 0
@@ -43,6 +44,7 @@ class CPUMetrics:
         self.hi_since: int | None = None
         self.idle_ns = 0
         self.context_switches = 0
+        self.migrations = 0
 
 
 class Metrics:
@@ -87,6 +89,7 @@ class Metrics:
                 "hi_time_ns": c.hi_time_ns,
                 "idle_ns": c.idle_ns,
                 "context_switches": c.context_switches,
+                "migrations": c.migrations,
             }
             for i, c in enumerate(self.cpus)
         ]

@@ -19,6 +19,15 @@ nothing else, so that a new policy plugs in without touching the core:
     running out, a rule's check), or ``None`` to idle.
 ``describe(vcpu) -> (deadline, key, budget)``
     for the trace only: how the policy sees the vCPU it dispatches.
+``place(host) -> Placement``
+    before the run: which VMs run and on which pCPU each vCPU starts
+    (first fit by default, R12; :func:`.placement.place_all` for policies
+    without admission).
+
+*Migration.* ``pick(cpu, t)`` may return a vCPU whose ``cpu`` is another
+pCPU, provided it is not running there: the core moves it (sets its
+``cpu``) and dispatches it on *cpu*.  Policies that place by first fit
+never do (HI vCPUs never migrate, R12).
 
 A policy asks the core to decide again on a pCPU with
 ``Simulator.resched(cpu)`` and writes trace events with
@@ -30,6 +39,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
+    from akita.model import Host, Placement
+
     from .simulator import Simulator
     from .vcpu_state import VCPUState
 
@@ -62,3 +73,9 @@ class Policy:
 
     def describe(self, vcpu: "VCPUState") -> tuple[int, str, int]:
         raise NotImplementedError
+
+    def place(self, host: "Host") -> "Placement":
+        """Which VMs run, and where each vCPU starts: first fit under the host's test (R12)."""
+        from akita.model import first_fit
+
+        return first_fit(host)

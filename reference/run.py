@@ -6,7 +6,7 @@ import os
 import tempfile
 from typing import Callable
 
-from akita.model import Host, ModelError, first_fit
+from akita.model import Host, ModelError
 
 from .policies import POLICIES
 from .simulator import Result, Simulator
@@ -27,8 +27,9 @@ def simulate(
 ) -> Result:
     """Simulate *host* under *policy* for *duration* ns and return the result.
 
-    Every VM is placed by first fit with the host's test (R12); rejected VMs
-    are reported in the result and not simulated.  Trace files referenced by
+    VMs are placed as the policy places them -- by first fit with the
+    host's test (R12) for the EDF family; rejected VMs are reported in the
+    result and not simulated.  Trace files referenced by
     workloads are checked whole before time 0, so a bad one stops the run
     before anything is written.
     """
@@ -39,7 +40,7 @@ def simulate(
     for vm in host.vms:
         if vm.workload.kind == "trace":
             validate_trace(vm.workload.path, vm=vm.name)
-    placement = first_fit(host)
+    placement = POLICIES[policy]().place(host)
     keep_trace = trace_path is not None
     if timeline_path is not None and trace_path is None:
         handle, trace_path = tempfile.mkstemp(suffix=".jsonl")

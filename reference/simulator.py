@@ -260,6 +260,8 @@ class Simulator:
         if t > self._synced[cpu]:
             self._sync(cpu, t)
         state, until = self.policy.pick(cpu, t)
+        if state is not None and state.cpu != cpu:
+            self._migrate(state, cpu, t)
         previous = self.running[cpu]
         self._until[cpu] = until
         if state is previous:
@@ -287,6 +289,14 @@ class Simulator:
             deadline, key, budget = self.policy.describe(state)
             self.emit(t, cpu, "dispatch", vcpu=state.name, deadline=deadline, key=key, budget=budget)
         self._arm(cpu, t)
+
+    def _migrate(self, state: VCPUState, cpu: int, t: int) -> None:
+        """Move a vCPU that is not running to pCPU *cpu* (a policy's choice, see policy.py)."""
+        if self.running[state.cpu] is state:
+            raise RuntimeError(f"policy {self.policy.name} picked {state.name} on pCPU {cpu} "
+                               f"while it runs on pCPU {state.cpu}")
+        state.cpu = cpu  # the trace shows it as a dispatch on the new pCPU
+        self.metrics.cpus[cpu].migrations += 1
 
     def _record_access(self, state: VCPUState, t: int) -> None:
         if state.waiting_since is not None:

@@ -30,7 +30,7 @@ def test_default_host_is_fig5_and_json_has_the_documented_shape(capsys):
     assert memcached["requests"] > 0 and memcached["hi_misses"] == 0
     assert all(isinstance(v, int) for v in memcached["rtt_ns"].values())
     assert set(doc["pcpus"][0]) == {"index", "mode_switches", "hi_time_ns", "idle_ns",
-                                    "context_switches"}
+                                    "context_switches", "migrations"}
 
 
 def test_same_file_and_seed_same_bytes(capsys, tmp_path):
