@@ -5,6 +5,7 @@ virtual-deadline factor ``x`` are :class:`fractions.Fraction`.
 """
 
 from .admission_tests import ADMISSION_TESTS, DEFAULT_TEST, AdmissionTest
+from .amc import amc_priorities, amc_rtb_test
 from .criticality import Criticality
 from .duration import format_duration, parse_duration
 from .edf import edf_test
@@ -15,6 +16,7 @@ from .host import Host
 from .host_file import dumps_host, host_json, load_host, loads_host, parse_fraction
 from .options import HI_MODE_DEADLINES, SchedulerOptions
 from .presets import PRESETS, Preset
+from .rm import rm_ll_test, rm_order, rm_rta_test
 from .utilization import UtilizationSums
 from .verdict import SchedulabilityVerdict
 from .share import DEFAULT_WEIGHT, Share
@@ -51,6 +53,11 @@ __all__ = [
     "dumps_host",
     "edf_test",
     "edf_vd_test",
+    "amc_priorities",
+    "amc_rtb_test",
+    "rm_ll_test",
+    "rm_order",
+    "rm_rta_test",
     "first_fit",
     "format_duration",
     "load_host",

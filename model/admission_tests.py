@@ -2,8 +2,10 @@
 
 Following SchedCAT, a test is a pure function of a pCPU's utilization sums,
 ``decide(UtilizationSums) -> SchedulabilityVerdict``, so the CPU picker
-takes the test as a parameter.  Each test also says how much more a pCPU can
-take (:class:`~.verdict.Capacity`): exactly, for a LO vCPU, and as a
+takes the test as a parameter.  (The fixed-priority tests, :mod:`.rm` and
+:mod:`.amc`, also read the vCPUs that the sums carry.)  Each test also says
+how much more a pCPU can take (:class:`~.verdict.Capacity`): exactly (or as
+an upper bound, for the fixed-priority tests), for a LO vCPU, and as a
 necessary bound on ``C_pes/T``, for a HI vCPU.  The first-fit picker uses
 the capacity only to skip pCPUs; the verdict alone decides.
 """
@@ -16,6 +18,8 @@ import attrs
 
 from .edf import edf_capacity, edf_test
 from .edf_vd import edf_vd_capacity, edf_vd_test
+from .amc import amc_capacity, amc_rtb_test
+from .rm import rm_capacity, rm_ll_test, rm_rta_test
 from .utilization import UtilizationSums
 from .verdict import Capacity, SchedulabilityVerdict
 
@@ -47,6 +51,9 @@ class AdmissionTest:
 ADMISSION_TESTS: dict[str, AdmissionTest] = {
     "edf-vd": AdmissionTest("edf-vd", edf_vd_test, edf_vd_capacity),
     "edf": AdmissionTest("edf", edf_test, edf_capacity),
+    "rm-ll": AdmissionTest("rm-ll", rm_ll_test, rm_capacity),
+    "rm-rta": AdmissionTest("rm-rta", rm_rta_test, rm_capacity),
+    "amc-rtb": AdmissionTest("amc-rtb", amc_rtb_test, amc_capacity),
 }
 
 #: The test a host uses when its file names none (R11).

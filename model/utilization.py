@@ -8,6 +8,11 @@ For the vCPUs placed on one pCPU:
 
 They are exact fractions and are kept incrementally by the CPU picker, so a
 test on "this pCPU plus one vCPU" costs O(1) whatever the pCPU holds.
+
+Sums built from vCPUs (:meth:`UtilizationSums.of`, :meth:`~UtilizationSums.plus`)
+also remember those vCPUs, in the order added (:attr:`UtilizationSums.vcpus`),
+in O(1) per vCPU: the fixed-priority tests (:mod:`.rm`, :mod:`.amc`) need the
+periods and budgets, not only the sums.  They take no part in equality.
 """
 
 from __future__ import annotations
@@ -24,6 +29,11 @@ __all__ = ["UtilizationSums"]
 _ZERO = Fraction(0)
 
 
+def _chain_default(self) -> tuple | None:
+    """Zero sums are the empty set; sums given as bare numbers hold unknown vCPUs."""
+    return () if not (self.lo_lo or self.hi_lo or self.hi_hi) else None
+
+
 @attrs.frozen
 class UtilizationSums:
     """Exact ``(U1, U2, U3)`` of a set of vCPUs; ``UtilizationSums()`` is the empty set."""
@@ -31,6 +41,10 @@ class UtilizationSums:
     lo_lo: Fraction = _ZERO
     hi_lo: Fraction = _ZERO
     hi_hi: Fraction = _ZERO
+    #: The vCPUs as a chain ``(last, rest)`` ending in ``()``; ``None`` if unknown.
+    _chain: tuple | None = attrs.field(
+        default=attrs.Factory(_chain_default, takes_self=True), eq=False, repr=False
+    )
 
     @classmethod
     def of(cls, vcpus: Iterable[VCPU]) -> "UtilizationSums":
@@ -43,16 +57,35 @@ class UtilizationSums:
     def plus(self, vcpu: VCPU) -> "UtilizationSums":
         """The sums with *vcpu* added."""
         vm = vcpu.vm
+        chain = None if self._chain is None else (vcpu, self._chain)
         if vm.is_hi:
-            return UtilizationSums(self.lo_lo, self.hi_lo + vm.u_opt, self.hi_hi + vm.u_pes)
-        return UtilizationSums(self.lo_lo + vm.u_opt, self.hi_lo, self.hi_hi)
+            return UtilizationSums(self.lo_lo, self.hi_lo + vm.u_opt, self.hi_hi + vm.u_pes, chain)
+        return UtilizationSums(self.lo_lo + vm.u_opt, self.hi_lo, self.hi_hi, chain)
 
     def minus(self, vcpu: VCPU) -> "UtilizationSums":
         """The sums with *vcpu* removed (it must have been added)."""
         vm = vcpu.vm
+        chain = None
+        if self._chain is not None:
+            kept = list(self.vcpus)
+            del kept[len(kept) - 1 - kept[::-1].index(vcpu)]
+            chain = ()
+            for each in kept:
+                chain = (each, chain)
         if vm.is_hi:
-            return UtilizationSums(self.lo_lo, self.hi_lo - vm.u_opt, self.hi_hi - vm.u_pes)
-        return UtilizationSums(self.lo_lo - vm.u_opt, self.hi_lo, self.hi_hi)
+            return UtilizationSums(self.lo_lo, self.hi_lo - vm.u_opt, self.hi_hi - vm.u_pes, chain)
+        return UtilizationSums(self.lo_lo - vm.u_opt, self.hi_lo, self.hi_hi, chain)
+
+    @property
+    def vcpus(self) -> tuple[VCPU, ...] | None:
+        """The vCPUs summed, in the order added; ``None`` for sums given as numbers."""
+        chain, out = self._chain, []
+        if chain is None:
+            return None
+        while chain:
+            out.append(chain[0])
+            chain = chain[1]
+        return tuple(reversed(out))
 
     @property
     def lo_mode(self) -> Fraction:

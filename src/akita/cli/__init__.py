@@ -18,6 +18,7 @@ from .admit import admit
 from .check import check
 from .conform import conform
 from .prove import prove
+from .reproduce import reproduce
 from .simulate import simulate
 from .verify import verify
 
@@ -36,6 +37,7 @@ cli.add_command(simulate)
 cli.add_command(verify)
 cli.add_command(prove)
 cli.add_command(conform)
+cli.add_command(reproduce)
 
 
 def run(argv: list[str] | None = None) -> int:

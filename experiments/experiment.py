@@ -1,0 +1,125 @@
+"""What an experiment is, and what it produces.
+
+An experiment reruns one of the source documents' measurements on the
+reference simulator: a host file under ``examples/``, the policies the
+source compares, the metric it plots.  Its :class:`Outcome` holds a table
+for people, the JSON of every metric, the plots, and the source's claims,
+each as a :class:`Claim` with the source's figure beside ours and a
+verdict -- never a bare boolean -- with the reason when the model does not
+reproduce it.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib.resources import as_file, files
+from pathlib import Path
+from typing import Any, Callable
+
+import attrs
+
+from akita.model import Host, load_host
+from akita.reference.run import simulate
+
+__all__ = ["Claim", "Outcome", "Experiment", "example_host", "run_policy",
+           "REPRODUCED", "NOT_REPRODUCED", "NO_FIGURE"]
+
+REPRODUCED, NOT_REPRODUCED, NO_FIGURE = "reproduced", "not reproduced", "qualitative only"
+
+
+@attrs.frozen
+class Claim:
+    """One claim of the source, its figure and ours.
+
+    :param text: the claim in the source's words (shortened).
+    :param paper: the source's figure, as it gives it; ``None`` if none.
+    :param ours: our figure, as measured.
+    :param holds: whether our run shows what the claim says.
+    :param why: when it does not, what the real system has that the model
+        lacks (or why the figures differ although the claim holds).
+    """
+
+    text: str
+    paper: str | None
+    ours: str
+    holds: bool
+    why: str = ""
+
+    @property
+    def verdict(self) -> str:
+        if not self.holds:
+            return NOT_REPRODUCED
+        return REPRODUCED if self.paper is not None else NO_FIGURE
+
+    def as_json(self) -> dict[str, Any]:
+        return {"claim": self.text, "paper": self.paper, "ours": self.ours,
+                "verdict": self.verdict, "why": self.why}
+
+
+@attrs.define
+class Outcome:
+    """What one experiment produced."""
+
+    name: str
+    title: str
+    source: str
+    columns: list[str]
+    rows: list[list[str]]
+    claims: list[Claim]
+    data: dict[str, Any]
+    plots: list[str] = attrs.Factory(list)
+
+    def as_json(self) -> dict[str, Any]:
+        return {"experiment": self.name, "title": self.title, "source": self.source,
+                "table": {"columns": self.columns, "rows": self.rows},
+                "claims": [c.as_json() for c in self.claims], "plots": self.plots,
+                "data": self.data}
+
+    def markdown(self) -> str:
+        lines = [f"# {self.title}", "", f"Source: {self.source}", "",
+                 "| " + " | ".join(self.columns) + " |",
+                 "|" + "---|" * len(self.columns)]
+        lines += ["| " + " | ".join(row) + " |" for row in self.rows]
+        lines += ["", "| claim | source | ours | verdict |", "|---|---|---|---|"]
+        for c in self.claims:
+            verdict = c.verdict + (f": {c.why}" if c.why else "")
+            lines.append(f"| {c.text} | {c.paper or '-'} | {c.ours} | {verdict} |")
+        return "\n".join(lines) + "\n"
+
+    def write(self, folder: Path) -> None:
+        """``NAME.json`` and ``NAME.md`` into *folder* (the plots are already there)."""
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{self.name}.json").write_text(json.dumps(self.as_json(), indent=1) + "\n")
+        (folder / f"{self.name}.md").write_text(self.markdown())
+
+
+class Experiment:
+    """One named experiment; subclasses set the class attributes and :meth:`run`."""
+
+    name = ""
+    title = ""
+    source = ""
+    #: the host file under ``examples/`` it starts from.
+    host_file = ""
+
+    def run(self, out: Path, *, quick: bool = False,
+            progress: Callable[[str], None] | None = None) -> Outcome:
+        """Run it, write its plots into *out*, return the outcome.
+
+        *quick* shortens every simulated span (tests use it); the shipped
+        figures come from full runs.
+        """
+        raise NotImplementedError
+
+
+def example_host(name: str) -> Host:
+    """A host file shipped in ``akita.examples``."""
+    with as_file(files("akita.examples") / name) as path:
+        return load_host(path)
+
+
+def run_policy(host: Host, policy: str, duration: int, *, seed: int = 1,
+               trace_path: str | None = None) -> dict[str, Any]:
+    """The metrics JSON of one simulation (:func:`akita.reference.run.simulate`)."""
+    return simulate(host, policy, duration=duration, seed=seed,
+                    trace_path=trace_path).as_json()

@@ -1,0 +1,66 @@
+"""``akita reproduce NAME``: rerun the source documents' experiments."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+__all__ = ["reproduce"]
+
+
+@click.command()
+@click.argument("name", metavar="NAME|all")
+@click.option("--out", "out_dir", default="akita-results", show_default=True,
+              type=click.Path(file_okay=False), help="Folder for the tables, plots and JSON.")
+@click.option("--quick", is_flag=True,
+              help="Shorter runs (as the tests use them); the figures move, the claims should not.")
+@click.option("--json", "as_json", is_flag=True, help="Print every outcome as JSON on stdout.")
+def reproduce(name: str, out_dir: str, quick: bool, as_json: bool) -> int:
+    """Run experiment NAME (or all of them) and write its table, plots and JSON to --out.
+
+    Each claim of the source is printed with the source's figure beside
+    ours and a verdict. Exit status 0 when the runs completed (a claim the
+    model does not reproduce is a finding, not an error), 2 on bad input.
+    """
+    from akita.experiments import EXPERIMENTS, experiment_named
+
+    chosen = list(EXPERIMENTS.values()) if name == "all" else [experiment_named(name)]
+    out = Path(out_dir)
+    console = Console(stderr=True) if sys.stderr.isatty() else None
+    outcomes = []
+    for experiment in chosen:
+        if console is not None:
+            console.print(f"running {experiment.name}: {experiment.title}")
+        outcome = experiment.run(out, quick=quick)
+        outcome.write(out)
+        outcomes.append(outcome)
+    if as_json:
+        click.echo(json.dumps({"out": str(out), "quick": quick,
+                               "experiments": [o.as_json() for o in outcomes]}))
+    else:
+        for outcome in outcomes:
+            _print(outcome)
+    return 0
+
+
+def _print(outcome) -> None:
+    console = Console(highlight=False, width=None if sys.stdout.isatty() else 120)
+    table = Table(title=outcome.title, caption=outcome.source)
+    for column in outcome.columns:
+        table.add_column(column)
+    for row in outcome.rows:
+        table.add_row(*row)
+    console.print(table)
+    claims = Table(title="Claims")
+    for column in ("claim", "source", "ours", "verdict"):
+        claims.add_column(column, overflow="fold")
+    for claim in outcome.claims:
+        claims.add_row(claim.text, claim.paper or "-", claim.ours,
+                       claim.verdict + (f": {claim.why}" if claim.why else ""))
+    console.print(claims)
+    console.print(f"Plots: {', '.join(outcome.plots)}")
