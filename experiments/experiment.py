@@ -86,11 +86,30 @@ class Outcome:
             lines.append(f"| {c.text} | {c.paper or '-'} | {c.ours} | {verdict} |")
         return "\n".join(lines) + "\n"
 
+    def rst(self) -> str:
+        """The table and the claims as reStructuredText list-tables (for the docs)."""
+        def table(title: str, header: list[str], rows: list[list[str]]) -> list[str]:
+            lines = [f".. list-table:: {title}", "   :header-rows: 1", ""]
+            for row in [header, *rows]:
+                lines.append("   * - " + _rst_cell(row[0]))
+                lines += [f"     - {_rst_cell(cell)}" for cell in row[1:]]
+            return lines + [""]
+
+        claims = [[c.text, c.paper or "-", c.ours, c.verdict + (f": {c.why}" if c.why else "")]
+                  for c in self.claims]
+        return "\n".join(table("Measured", self.columns, self.rows)
+                         + table("Claims", ["claim", "source", "ours", "verdict"], claims))
+
     def write(self, folder: Path) -> None:
-        """``NAME.json`` and ``NAME.md`` into *folder* (the plots are already there)."""
+        """``NAME.json``, ``NAME.md`` and ``NAME.rst`` into *folder* (the plots are already there)."""
         folder.mkdir(parents=True, exist_ok=True)
         (folder / f"{self.name}.json").write_text(json.dumps(self.as_json(), indent=1) + "\n")
         (folder / f"{self.name}.md").write_text(self.markdown())
+        (folder / f"{self.name}.rst").write_text(self.rst())
+
+
+def _rst_cell(text: str) -> str:
+    return text.replace("*", "\\*").replace("|", "\\|") or "-"
 
 
 class Experiment:

@@ -5,12 +5,17 @@ from __future__ import annotations
 from akita.model import ModelError
 
 from .experiment import Experiment
+from .fig4 import Fig4
+from .fig5 import Fig5
+from .fig6 import Fig6
 from .fig7 import Fig7
+from .fig8 import Fig8
+from .thread import THREAD_EXPERIMENTS
 
 __all__ = ["EXPERIMENTS", "experiment_named"]
 
 #: name -> experiment.
-EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in (Fig7(),)}
+EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in (Fig4(), Fig5(), Fig6(), Fig7(), Fig8(), *THREAD_EXPERIMENTS)}
 
 
 def experiment_named(name: str) -> Experiment:

@@ -5,8 +5,8 @@ fit (R12).  The proportional-share baselines do (:doc:`/policies`):
 
 * ``weight`` -- Xen credit's share, relative to the other VMs'
   (``xen/common/sched/credit.c``: ``CSCHED_DEFAULT_WEIGHT`` 256);
-* ``cap`` -- Xen credit's ceiling in percent of one pCPU per vCPU, 0 for
-  none;
+* ``cap`` -- Xen credit's ceiling on the whole VM, in percent of one pCPU
+  (``200`` is two pCPUs' worth), 0 for none;
 * ``nice`` -- CFS's niceness, -20 to 19, mapped to a load weight by the
   kernel's ``sched_prio_to_weight`` table;
 * ``pin`` -- the pCPUs the VM's vCPUs may run on (hard affinity); empty for

@@ -26,7 +26,8 @@ class SchedulabilityVerdict:
     :param schedulable: whether the pCPU passes.
     :param sums: the ``(U1, U2, U3)`` it was given.
     :param x: the virtual-deadline factor (``1`` means plain EDF); ``None``
-        when the test defines none for these sums (``U1 >= 1``).
+        when the test defines none for these sums (``U1 >= 1``), and always
+        for the fixed-priority tests, which have no deadlines to scale.
     :param why: the deciding inequality, as a :meth:`str.format` template
         over ``u1``, ``u2``, ``u3`` (the sums), ``x`` and ``demand``
         (``x*U1 + U3``); read it written out as :attr:`reason`.

@@ -153,6 +153,8 @@ class Simulator:
         events, duration, synced = self._events, self.duration, self._synced
         on_timer = self.policy.on_timer
         next_report = duration // 100 if self._progress else None
+        if not events or events[0][0] > 0:  # nothing happens at 0: start the pCPUs anyway
+            self._decide_all(0)
         while events and events[0][0] < duration:
             t = events[0][0]
             while events and events[0][0] == t:
@@ -165,11 +167,7 @@ class Simulator:
                     on_timer(t, b)
                 else:
                     self._on_arrival(a, b, t)
-            while self._dirty:
-                dirty = sorted(self._dirty)
-                self._dirty.clear()  # the same set object: resched is its add()
-                for cpu in dirty:
-                    self._dispatch(cpu, t)
+            self._decide_all(t)
             if next_report is not None and t >= next_report:
                 self._progress(t)
                 next_report = t + duration // 100
@@ -177,6 +175,14 @@ class Simulator:
             self._sync(cpu, duration)
         self.metrics.close(duration)
         return Result(self)
+
+    def _decide_all(self, t: int) -> None:
+        """Ask the policy about every pCPU marked for a decision at *t*, until none is."""
+        while self._dirty:
+            dirty = sorted(self._dirty)
+            self._dirty.clear()  # the same set object: resched is its add()
+            for cpu in dirty:
+                self._dispatch(cpu, t)
 
     # -- events --------------------------------------------------------------------
 

@@ -66,8 +66,8 @@ def test_table_for_people(capsys):
 
 BAD_FILES = {
     "malformed": ("[host\npcpus = 1", "field 'toml': expected valid TOML"),
-    "unknown_key": ('[host]\npcpus = 1\n[[vm]]\nname = "a"\ntype = "Type1"\nweight = 3',
-                    "vm 'a': field 'weight': expected a known key"),
+    "unknown_key": ('[host]\npcpus = 1\n[[vm]]\nname = "a"\ntype = "Type1"\nwieght = 3',
+                    "vm 'a': field 'wieght': expected a known key"),
     "missing_field": ('[host]\npcpus = 1\n[[vm]]\nname = "a"\ncriticality = "LO"\nperiod = "1ms"',
                       "vm 'a': field 'c_opt'"),
     "zero": ('[host]\npcpus = 1\n[[vm]]\nname = "a"\ntype = "Type2"\nc_opt = "0ms"',

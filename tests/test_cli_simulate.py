@@ -70,7 +70,7 @@ def test_table_for_people(capsys):
     [
         (["--duration", "10"], "field '--duration'"),
         (["--duration", "0s"], "field '--duration': expected a duration > 0"),
-        (["--policy", "credit"], "field '--policy': expected one of akita, edf"),
+        (["--policy", "nosuch"], "field '--policy': expected one of akita, edf"),
         (["--seed", "x"], "'x' is not a valid integer"),
     ],
 )

@@ -231,7 +231,7 @@ def test_bad_policy_and_duration(policy):
 
     host = Host(1, [])
     with pytest.raises(ModelError):
-        simulate(host, "credit", duration=MS)
+        simulate(host, "nosuch", duration=MS)
     with pytest.raises(ModelError):
         simulate(host, policy, duration=0)
 

@@ -1,0 +1,239 @@
+"""``cfs``: Linux's Completely Fair Scheduler before EEVDF, one task per vCPU.
+
+Source: Linux v6.5, ``kernel/sched/fair.c`` and ``kernel/sched/core.c``.
+Each vCPU is a task (a vCPU thread) of nice ``VM.share.nice``, whose load
+weight is ``sched_prio_to_weight[nice + 20]`` (``core.c``; 1024 at nice 0).
+
+*Virtual runtime* (``update_curr``, ``calc_delta_fair``).  A task that runs
+``delta`` ns advances its vruntime by ``delta * NICE_0_LOAD / weight``.  The
+kernel computes this in fixed point (``__calc_delta``); here it is exact, a
+:class:`~fractions.Fraction` (an ``int`` when whole).
+
+*Run queues and the pick* (``pick_next_entity``).  Each pCPU has a run queue
+of the runnable tasks it holds; it runs the one of smallest vruntime (ties:
+host order), for a slice (``sched_slice``, ``__sched_period``)::
+
+    period = sched_latency                   if nr_running <= latency / min_gran
+           = nr_running * min_granularity    otherwise
+    slice  = max(period * weight / rq_load, min_granularity)
+
+with ``sched_latency`` 6 ms and ``min_granularity`` 0.75 ms (unscaled by the
+number of CPUs), ``rq_load`` the sum of the weights of the runnable tasks of
+the queue and the division an integer floor.  At the slice's end the pCPU
+picks again (the ``HRTICK`` form of ``check_preempt_tick``).  The queue's
+``min_vruntime`` (``update_min_vruntime``) never decreases and follows the
+smallest vruntime of its running and queued tasks.
+
+*Wake-up* (``enqueue_entity``, ``place_entity``).  A waking task is placed at
+``max(own vruntime, min_vruntime - sched_latency / 2)`` (``GENTLE_FAIR_SLEEPERS``):
+a sleeper is credited at most 3 ms, so it cannot monopolise the pCPU.  It
+preempts the running task when the running task's vruntime exceeds its own
+by more than the wakeup granularity, 1 ms, weighted by the woken task's
+weight (``check_preempt_wakeup``, ``wakeup_preempt_entity``, ``wakeup_gran``);
+the host option ``wake_preempts`` is the kernel's ``WAKEUP_PREEMPTION``
+feature.  It wakes on its previous pCPU, or, when that one is busy, on the
+first idle pCPU it may run on (a reduced ``select_idle_sibling``).
+
+*Idle balance* (``newidle_balance``, reduced).  A pCPU left with nothing to
+run pulls, from the other run queue of largest load that holds a queued task
+it may run, the queued (not running) such task of smallest vruntime.  A task
+moved between queues keeps its vruntime relative to the queues'
+``min_vruntime`` (``dequeue_entity`` / ``enqueue_entity`` renormalisation).
+``pin`` is the tasks' hard affinity.  Every VM is admitted (:func:`.place_all`).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from ..placement import place_all
+from ..policy import Policy
+from .server import exact
+
+__all__ = ["CFSPolicy", "SCHED_PRIO_TO_WEIGHT", "NICE_0_LOAD"]
+
+NICE_0_LOAD = 1024
+#: ``sched_prio_to_weight`` (kernel/sched/core.c), nice -20 to 19.
+SCHED_PRIO_TO_WEIGHT = (
+    88761, 71755, 56483, 46273, 36291,
+    29154, 23254, 18705, 14949, 11916,
+    9548, 7620, 6100, 4904, 3906,
+    3121, 2501, 1991, 1586, 1277,
+    1024, 820, 655, 526, 423,
+    335, 272, 215, 172, 137,
+    110, 87, 70, 56, 45,
+    36, 29, 23, 18, 15,
+)
+SCHED_LATENCY = 6_000_000
+MIN_GRANULARITY = 750_000
+WAKEUP_GRANULARITY = 1_000_000
+NR_LATENCY = SCHED_LATENCY // MIN_GRANULARITY  # sched_nr_latency, 8
+
+
+class _Task:
+    __slots__ = ("vruntime", "weight", "allowed", "rq", "slice")
+
+    def __init__(self, weight: int, allowed, rq: int) -> None:
+        self.vruntime: int | Fraction = 0
+        self.weight = weight
+        self.allowed = allowed  # frozenset of pCPUs, or None for any
+        self.rq = rq
+        self.slice = 0
+
+
+class _RunQueue:
+    __slots__ = ("queued", "curr", "load", "min_vruntime", "slice_end", "preempt")
+
+    def __init__(self) -> None:
+        self.queued: list = []  # runnable tasks not running
+        self.curr = None  # the task this pCPU runs
+        self.load = 0  # weights of queued + curr
+        self.min_vruntime: int | Fraction = 0
+        self.slice_end = 0
+        self.preempt = False
+
+
+def _key(state):
+    return (state.sched.vruntime, state.order)
+
+
+class CFSPolicy(Policy):
+    """CFS (pre-EEVDF) on per-pCPU run queues with an idle balancer."""
+
+    name = "cfs"
+
+    def place(self, host):
+        return place_all(host)
+
+    def setup(self, sim) -> None:
+        super().setup(sim)
+        self.wake_preempts = sim.host.options.wake_preempts
+        self.rqs = [_RunQueue() for _ in range(sim.host.pcpus)]
+        for state in sim.vcpus:
+            pin = state.vm.share.pin
+            state.sched = _Task(SCHED_PRIO_TO_WEIGHT[state.vm.share.nice + 20],
+                                frozenset(pin) if pin else None, state.cpu)
+            if state.runnable:
+                self._enqueue(self.rqs[state.cpu], state)
+        # The core decides on its pCPUs only after an event: one no-op timer at 0.
+        sim.set_timer(0, 0, None)
+
+    # -- run-queue helpers -------------------------------------------------------------
+
+    def _enqueue(self, rq: _RunQueue, state) -> None:
+        rq.queued.append(state)
+        rq.load += state.sched.weight
+
+    def _update_min(self, rq: _RunQueue) -> None:
+        """``update_min_vruntime``: monotonic, towards the smallest current vruntime."""
+        keys = [s.sched.vruntime for s in rq.queued]
+        if rq.curr is not None:
+            keys.append(rq.curr.sched.vruntime)
+        if keys:
+            rq.min_vruntime = max(rq.min_vruntime, min(keys))
+
+    def _move(self, state, src: int, dst: int) -> None:
+        """Renormalise *state*'s vruntime from run queue *src* to *dst* (not enqueued)."""
+        task = state.sched
+        v = task.vruntime - self.rqs[src].min_vruntime + self.rqs[dst].min_vruntime
+        task.vruntime = v if v > 0 else 0
+        task.rq = dst
+
+    def _allowed(self, state, cpu: int) -> bool:
+        allowed = state.sched.allowed
+        return allowed is None or cpu in allowed
+
+    def _slice(self, rq: _RunQueue, state) -> int:
+        """``sched_slice``: the task's share of the period, at least ``min_granularity``."""
+        nr = len(rq.queued) + (rq.curr is not None)
+        period = SCHED_LATENCY if nr <= NR_LATENCY else nr * MIN_GRANULARITY
+        return max(period * state.sched.weight // rq.load, MIN_GRANULARITY)
+
+    def _idle_balance(self, cpu: int) -> None:
+        """Pull the smallest-vruntime allowed queued task from the busiest other queue."""
+        best = None
+        for c, rq in enumerate(self.rqs):
+            if c == cpu or (best is not None and rq.load <= best[0].load):
+                continue
+            movable = [s for s in rq.queued if self._allowed(s, cpu)]
+            if movable:
+                best = (rq, c, min(movable, key=_key))
+        if best is not None:
+            src, c, state = best
+            src.queued.remove(state)
+            src.load -= state.sched.weight
+            self._move(state, c, cpu)
+            self._enqueue(self.rqs[cpu], state)
+
+    def _select(self, state) -> int:
+        """The pCPU a task wakes on: its previous one unless busy and another is idle."""
+        prev = state.sched.rq
+        m = len(self.rqs)
+        for c in [prev] + [(prev + i) % m for i in range(1, m)]:
+            rq = self.rqs[c]
+            if rq.curr is None and not rq.queued and self._allowed(state, c):
+                return c
+        return prev
+
+    # -- hooks ---------------------------------------------------------------------------
+
+    def on_timer(self, t: int, payload) -> None:
+        """Only the start-up timer: nothing to do (the core then decides on every pCPU)."""
+
+    def on_wake(self, state, t: int) -> None:
+        task = state.sched
+        cpu = self._select(state)
+        if cpu != task.rq:
+            self._move(state, task.rq, cpu)
+        rq = self.rqs[cpu]
+        floor = rq.min_vruntime - SCHED_LATENCY // 2  # place_entity, GENTLE_FAIR_SLEEPERS
+        if floor > task.vruntime:
+            task.vruntime = floor
+        self._enqueue(rq, state)
+        curr = rq.curr
+        if curr is None:
+            self.sim.resched(cpu)
+        elif self.wake_preempts and (curr.sched.vruntime - task.vruntime
+                                     > Fraction(WAKEUP_GRANULARITY * NICE_0_LOAD, task.weight)):
+            rq.preempt = True
+            self.sim.resched(cpu)
+
+    def on_block(self, state, t: int) -> None:
+        rq = self.rqs[state.sched.rq]
+        if rq.curr is state:
+            rq.curr = None
+            rq.load -= state.sched.weight
+        self._update_min(rq)
+        self.sim.resched(state.cpu)
+
+    def charge(self, state, ran: int, t: int) -> None:
+        task = state.sched
+        if task.weight == NICE_0_LOAD:
+            task.vruntime += ran
+        else:
+            task.vruntime = exact(task.vruntime + Fraction(ran * NICE_0_LOAD, task.weight))
+        self._update_min(self.rqs[task.rq])
+
+    def pick(self, cpu: int, t: int):
+        rq = self.rqs[cpu]
+        curr = rq.curr
+        if curr is not None:
+            if not rq.preempt and t < rq.slice_end:
+                return curr, rq.slice_end
+            rq.queued.append(curr)  # put_prev_entity: back in the tree
+            rq.curr = None
+        rq.preempt = False
+        if not rq.queued:
+            self._idle_balance(cpu)
+            if not rq.queued:
+                return None, None
+        state = min(rq.queued, key=_key)
+        rq.queued.remove(state)
+        rq.curr = state
+        state.sched.slice = self._slice(rq, state)
+        rq.slice_end = t + state.sched.slice
+        self._update_min(rq)
+        return state, rq.slice_end
+
+    def describe(self, state) -> tuple[int, str, int]:
+        return 0, str(state.sched.vruntime), state.sched.slice
