@@ -15,5 +15,7 @@ autodoc_member_order = "bysource"
 # Class docstrings only: the attrs-generated ``__init__`` carries no text.
 autoclass_content = "class"
 
-exclude_patterns = ["_build", "_generated"]
+# docs/experiments/ holds what `akita reproduce all --out docs/experiments` writes;
+# its .rst tables are included by experiments.rst, not pages of their own.
+exclude_patterns = ["_build", "_generated", "experiments"]
 html_theme = "alabaster"

@@ -2,8 +2,8 @@
 
 Following SchedCAT, a test is a pure function of a pCPU's utilization sums,
 ``decide(UtilizationSums) -> SchedulabilityVerdict``, so the CPU picker
-takes the test as a parameter.  (The fixed-priority tests, :mod:`.rm` and
-:mod:`.amc`, also read the vCPUs that the sums carry.)  Each test also says
+takes the test as a parameter.  (The fixed-priority tests, :mod:`akita.model.rm` and
+:mod:`akita.model.amc`, also read the vCPUs that the sums carry.)  Each test also says
 how much more a pCPU can take (:class:`~.verdict.Capacity`): exactly (or as
 an upper bound, for the fixed-priority tests), for a LO vCPU, and as a
 necessary bound on ``C_pes/T``, for a HI vCPU.  The first-fit picker uses

@@ -15,7 +15,7 @@ the iteration is exact and each step that does not stop raises ``R`` by at
 least 1.  It stops at the fixed point, or as soon as ``R`` passes a
 *limit* (the deadline): then the task misses, and the ``R`` reached is
 returned as a witness that exceeds the limit.  The fixed-point iteration
-is the shared core of :mod:`.rm` and :mod:`.amc`.
+is the shared core of :mod:`akita.model.rm` and :mod:`akita.model.amc`.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ test on "this pCPU plus one vCPU" costs O(1) whatever the pCPU holds.
 
 Sums built from vCPUs (:meth:`UtilizationSums.of`, :meth:`~UtilizationSums.plus`)
 also remember those vCPUs, in the order added (:attr:`UtilizationSums.vcpus`),
-in O(1) per vCPU: the fixed-priority tests (:mod:`.rm`, :mod:`.amc`) need the
+in O(1) per vCPU: the fixed-priority tests (:mod:`akita.model.rm`, :mod:`akita.model.amc`) need the
 periods and budgets, not only the sums.  They take no part in equality.
 """
 

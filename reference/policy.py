@@ -25,8 +25,9 @@ nothing else, so that a new policy plugs in without touching the core:
     without admission).
 
 *Migration.* ``pick(cpu, t)`` may return a vCPU whose ``cpu`` is another
-pCPU, provided it is not running there: the core moves it (sets its
-``cpu``) and dispatches it on *cpu*.  Policies that place by first fit
+pCPU: the core moves it (sets its ``cpu``) and dispatches it on *cpu*; if
+the old pCPU still shows it running (say it blocked and woke in this
+instant), the old pCPU goes idle at once and is asked to decide again.  Policies that place by first fit
 never do (HI vCPUs never migrate, R12).
 
 A policy asks the core to decide again on a pCPU with

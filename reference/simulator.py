@@ -297,10 +297,22 @@ class Simulator:
         self._arm(cpu, t)
 
     def _migrate(self, state: VCPUState, cpu: int, t: int) -> None:
-        """Move a vCPU that is not running to pCPU *cpu* (a policy's choice, see policy.py)."""
-        if self.running[state.cpu] is state:
-            raise RuntimeError(f"policy {self.policy.name} picked {state.name} on pCPU {cpu} "
-                               f"while it runs on pCPU {state.cpu}")
+        """Move a vCPU to pCPU *cpu* at *t* (a policy's choice, see policy.py).
+
+        If its old pCPU still shows it running -- it blocked and woke at *t*,
+        before that pCPU decided again -- it leaves that pCPU now: the old
+        pCPU is brought up to *t*, shown idle, and asked to decide again.
+        """
+        old = state.cpu
+        if self.running[old] is state:
+            if t > self._synced[old]:
+                self._sync(old, t)
+            self.running[old] = None
+            self._token[old] += 1  # cancel its pending slice end or completion
+            if not self._idle_traced[old]:
+                self._idle_traced[old] = True
+                self.emit(t, old, "idle")
+            self._dirty.add(old)
         state.cpu = cpu  # the trace shows it as a dispatch on the new pCPU
         self.metrics.cpus[cpu].migrations += 1
 

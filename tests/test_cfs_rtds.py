@@ -157,7 +157,8 @@ def test_cfs_pin_is_honoured_by_the_idle_balance_and_the_wakeup():
     _, events = traced(host, CFSPolicy(), 100 * MS)
     assert {e["cpu"] for e in events if e["event"] == "dispatch"} == {0}
     # the control: unpinned, it does
-    host = Host(pcpus=2, vms=[vm("hog", share=Share(pin=(0,))), vm("rpc", workload=sleeper.workload)])
+    free = vm("rpc", workload=sleeper.workload)
+    host = Host(pcpus=2, vms=[vm("hog", share=Share(pin=(0,))), free])
     _, events = traced(host, CFSPolicy(), 100 * MS)
     assert {e["cpu"] for e in events if e["event"] == "dispatch"} == {0, 1}
 

@@ -115,8 +115,6 @@ class CFSPolicy(Policy):
                                 frozenset(pin) if pin else None, state.cpu)
             if state.runnable:
                 self._enqueue(self.rqs[state.cpu], state)
-        # The core decides on its pCPUs only after an event: one no-op timer at 0.
-        sim.set_timer(0, 0, None)
 
     # -- run-queue helpers -------------------------------------------------------------
 
@@ -176,9 +174,6 @@ class CFSPolicy(Policy):
         return prev
 
     # -- hooks ---------------------------------------------------------------------------
-
-    def on_timer(self, t: int, payload) -> None:
-        """Only the start-up timer: nothing to do (the core then decides on every pCPU)."""
 
     def on_wake(self, state, t: int) -> None:
         task = state.sched

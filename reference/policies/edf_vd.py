@@ -18,7 +18,7 @@ LO vCPUs in HI mode).  It is ``akita`` (:mod:`.akita`) with these changes:
 * **HI -> LO**: no temperatures (R8, R9 do not apply).  The pCPU returns at
   the first instant in HI mode at which no HI vCPU is both runnable and
   holds budget -- an idle instant of the HI work the test accounts for, as
-  for ``amc`` (:mod:`.amc`, where the choice is argued).
+  for ``amc`` (:mod:`akita.reference.policies.amc`, where the choice is argued).
 
 Placement is first fit with ``"edf-vd"``, whatever the host's test names.
 """

@@ -104,7 +104,9 @@ class RTDSPolicy(Policy):
         """``runq_pick``: the first queued vCPU allowed on *cpu* (any pCPU if ``None``)."""
         best = None
         for state in self.runq:
-            if (cpu is None or self._allowed(state, cpu)) and (best is None or _key(state) < _key(best)):
+            if cpu is not None and not self._allowed(state, cpu):
+                continue
+            if best is None or _key(state) < _key(best):
                 best = state
         return best
 
