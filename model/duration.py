@@ -28,6 +28,7 @@ _SYNTAX = re.compile(r"\s*(?P<number>\d+(?:\.\d+)?|\.\d+)\s*(?P<unit>[a-zµμ]+)
 def parse_duration(text: object, *, field: str = "duration", vm: str | None = None) -> int:
     """Return the exact number of nanoseconds written in *text*.
 
+    >>> from akita.model import parse_duration
     >>> parse_duration("1.5ms")
     1500000
 
@@ -55,6 +56,7 @@ def format_duration(nanoseconds: int) -> str:
 
     ``parse_duration(format_duration(n)) == n`` for every ``n >= 0``.
 
+    >>> from akita.model import format_duration
     >>> format_duration(1_500_000)
     '1500us'
     """

@@ -36,6 +36,12 @@ from .vm import VCPU, VM
 
 __all__ = ["VMPlacement", "PCPULoad", "Placement", "FirstFit", "first_fit"]
 
+#: Where this module implements each rule (read by the traceability table,
+#: docs/traceability.rst; tests/test_traceability.py checks every name).
+__rules__ = {
+    "R12": ("FirstFit", "first_fit"),
+}
+
 
 @attrs.frozen
 class VMPlacement:

@@ -23,6 +23,12 @@ from .workload import Workload
 
 __all__ = ["VM", "VCPU"]
 
+#: Where this module implements each rule (read by the traceability table,
+#: docs/traceability.rst; tests/test_traceability.py checks every name).
+__rules__ = {
+    "R1": ("VM", "VCPU"),
+}
+
 
 def _positive_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value > 0

@@ -644,3 +644,6 @@ OBLIGATIONS = [
         timeout=30,
     ),
 ]
+
+#: The rules each obligation checks (see the manifest).
+RULES = {o.name: ("R11",) for o in OBLIGATIONS} | {"negative_control_no_guard": ("R1", "R11")}

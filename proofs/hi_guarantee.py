@@ -204,3 +204,14 @@ def _obligations():
 
 
 OBLIGATIONS = _obligations()
+
+#: The rules each obligation checks (see the manifest).  The HI guarantee
+#: rests on the whole policy, decided at every tick (R10 at tick granularity).
+_POLICY = ("R2", "R3", "R4", "R5", "R6", "R7", "R10", "R13")
+RULES = {
+    "hi_guarantee_fig5": _POLICY, "hi_guarantee_fig7": _POLICY,
+    "hi_guarantee_carry_over": _POLICY, "hi_guarantee_two_hi": _POLICY,
+    "hi_guarantee_generated": _POLICY + ("R11",),
+    "control_no_virtual_deadlines": ("R2",), "control_edf_policy": ("R2", "R5"),
+    "control_virtual_deadlines_in_hi_mode": ("R6",), "control_lo_ahead_in_hi_mode": ("R6", "R7"),
+}

@@ -170,3 +170,11 @@ def _obligations():
 
 
 OBLIGATIONS = _obligations()
+
+#: The rules each obligation checks (see the manifest).
+RULES = {
+    "lo_supply_in_lo_mode": ("R4", "R5"), "control_lo_supply_without_r5": ("R5",),
+    "hi_mode_only_after_overrun": ("R5", "R10", "R13"), "control_eager_switch": ("R5",),
+    "hi_to_lo_within_bound": ("R8", "R9"), "control_never_cool": ("R8", "R9"),
+    "never_idle_while_runnable": ("R7",), "control_no_lo_in_hi_mode": ("R7",),
+}

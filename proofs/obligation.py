@@ -29,6 +29,8 @@ class Obligation:
     :param expected: the verdict it must reach (``"proved"``, or ``"refuted"``
         for a negative control).
     :param timeout: seconds the solver may spend.
+    :param rules: the rules (``"R5"``, ...) the obligation checks; the
+        manifest fills it in from each module's ``RULES``.
     """
 
     name: str
@@ -36,6 +38,7 @@ class Obligation:
     scope: str
     expected: str = attrs.field(default=PROVED, validator=attrs.validators.in_((PROVED, REFUTED)))
     timeout: float = 60.0
+    rules: tuple[str, ...] = ()
 
     @property
     def statement(self) -> str:
@@ -59,6 +62,7 @@ class Outcome:
     def as_json(self) -> dict:
         return {
             "name": self.obligation.name,
+            "rules": list(self.obligation.rules),
             "scope": self.obligation.scope,
             "expected": self.obligation.expected,
             "verdict": self.verdict.verdict,

@@ -560,3 +560,7 @@ OBLIGATIONS = [
         timeout=120,
     ),
 ]
+
+#: The rules each obligation checks (see the manifest).
+RULES = {o.name: ("R12",) for o in OBLIGATIONS} | {
+    "edf_vd_test_is_monotone": ("R11", "R12"), "negative_control_x_never_grows": ("R11", "R12")}

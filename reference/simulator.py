@@ -39,6 +39,12 @@ from .workloads import arrivals as workload_arrivals
 
 __all__ = ["Simulator", "Result"]
 
+#: Where this module implements each rule (read by the traceability table,
+#: docs/traceability.rst; tests/test_traceability.py checks every name).
+__rules__ = {
+    "R10": ("Simulator.run",),
+}
+
 _CPU, _ARRIVAL, _TIMER = 0, 1, 2
 
 

@@ -16,6 +16,8 @@ import pytest
 
 from akita.model import VM, Criticality, UtilizationSums, edf_vd_test
 
+pytestmark = pytest.mark.rule("R11")
+
 MS = 1_000_000
 
 

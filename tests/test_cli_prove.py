@@ -9,7 +9,7 @@ from akita.proofs import manifest
 from akita.proofs.obligation import Obligation
 from akita.proofs.verdict import ProofVerdict
 
-KEYS = {"name", "scope", "expected", "verdict", "seconds", "counterexample", "reason"}
+KEYS = {"name", "rules", "scope", "expected", "verdict", "seconds", "counterexample", "reason"}
 
 
 def prove(capsys, *args):
@@ -175,6 +175,7 @@ def test_list_json(capsys, fake_manifest):
         "obligations": [
             {
                 "name": "holds",
+                "rules": [],
                 "scope": "nothing",
                 "expected": "proved",
                 "timeout": 60.0,
@@ -182,6 +183,7 @@ def test_list_json(capsys, fake_manifest):
             },
             {
                 "name": "control",
+                "rules": [],
                 "scope": "nothing",
                 "expected": "refuted",
                 "timeout": 60.0,

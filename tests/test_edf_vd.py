@@ -11,6 +11,8 @@ from akita.model import PRESETS, VM, UtilizationSums, edf_test, edf_vd_test
 from akita.model.edf import edf_capacity
 from akita.model.edf_vd import edf_vd_capacity
 
+pytestmark = pytest.mark.rule("R11")
+
 
 def preset_vcpus(*names):
     return [

@@ -15,6 +15,8 @@ from akita.model import (
     first_fit,
 )
 
+pytestmark = pytest.mark.rule("R12")
+
 MS = 1_000_000
 
 

@@ -9,6 +9,8 @@ switches -- and after each step the simulator, run from time 0 over the
 periods so far, must agree.
 """
 
+import pytest
+
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
@@ -16,6 +18,8 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 from akita.model import VM, Criticality, Host, SchedulerOptions, Workload, first_fit
 from akita.reference.policies import AkitaPolicy
 from akita.reference.simulator import Simulator
+
+pytestmark = pytest.mark.rule("R5", "R8", "R9", "R13")
 
 MS = 1_000_000
 T, C_OPT, C_PES = 10 * MS, 2 * MS, 6 * MS

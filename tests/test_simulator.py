@@ -81,6 +81,7 @@ def run(host, policy_cls, duration=DURATION, seed=1, trace=None):
                      trace=trace).run()
 
 
+@pytest.mark.rule("R2", "R3", "R4", "R5", "R6", "R7", "R8", "R9", "R10", "R13")
 @settings(max_examples=150)
 @given(sim_hosts())
 def test_akita_decisions_follow_the_rules(host):
@@ -93,6 +94,7 @@ def test_edf_decisions_follow_the_rules(host):
     run(host, CheckedEDF)
 
 
+@pytest.mark.rule("R2", "R4", "R5", "R6")
 @settings(max_examples=100)
 @given(sim_hosts(guaranteed=True))
 def test_no_hi_miss_on_admitted_pcpus_with_demand_within_c_pes(host):
@@ -103,6 +105,7 @@ def test_no_hi_miss_on_admitted_pcpus_with_demand_within_c_pes(host):
     assert misses == {}
 
 
+@pytest.mark.rule("R2", "R6")
 @settings(max_examples=300)
 @given(stressed_hosts())
 def test_no_hi_miss_where_virtual_deadlines_matter(host):
@@ -120,6 +123,7 @@ class NoVirtualDeadlines(AkitaPolicy):
             cpu.x = Fraction(1)
 
 
+@pytest.mark.rule("R2")
 def test_negative_control_without_virtual_deadlines_a_hi_job_misses():
     # U1 = 1/2, U2 = 1/20, U3 = 7/8: x = 1/10, x*U1 + U3 = 37/40 <= 1 (admitted).
     # Without virtual deadlines lo runs first (deadline 2ms < 4ms), hi reaches C_opt at
@@ -135,6 +139,7 @@ def test_negative_control_without_virtual_deadlines_a_hi_job_misses():
     assert run(host, NoVirtualDeadlines, duration=40 * MS).metrics.vms["hi"].hi_misses == 1
 
 
+@pytest.mark.rule("R6")
 def test_negative_control_virtual_deadlines_kept_in_hi_mode_break_the_guarantee():
     """Found by Hypothesis: with hi_mode_deadline = "virtual", hi0's shrunk deadline
     (x = 2/25) keeps pushing ahead of hi1's actual one in HI mode."""
@@ -181,6 +186,7 @@ def test_edf_meets_every_deadline_on_a_lo_only_pcpu(tasks):
             assert result.metrics.vms[vm.name].rtt.max <= vm.period
 
 
+@pytest.mark.rule("R7")
 def test_time_is_conserved_and_idle_only_when_nothing_is_runnable():
     host = load_host_text()
     result = run(host, CheckedAkita, duration=300 * MS)
@@ -196,6 +202,7 @@ def load_host_text():
     return load_host(Path(__file__).parent.parent / "examples" / "fig7.toml")
 
 
+@pytest.mark.rule("R6", "R7")
 def test_fig7_hi_takes_half_and_lo_run_in_the_rest():
     result = run(load_host_text(), AkitaPolicy, duration=1000 * MS)
     shares = {name: Fraction(m.ran_ns, 1000 * MS) for name, m in result.metrics.vms.items()}
@@ -205,6 +212,7 @@ def test_fig7_hi_takes_half_and_lo_run_in_the_rest():
     assert result.metrics.vms["hi"].hi_misses == 0
 
 
+@pytest.mark.rule("R12")
 def test_rejected_vms_are_reported_and_not_simulated():
     host = Host(1, [VM("big", Criticality.LO, 10 * MS, 8 * MS),
                     VM("late", Criticality.LO, 10 * MS, 5 * MS)])
@@ -236,6 +244,7 @@ def test_bad_policy_and_duration(policy):
         simulate(host, policy, duration=0)
 
 
+@pytest.mark.rule("R5", "R10")
 def test_r5_when_a_hi_vcpu_wakes_having_consumed_c_opt(tmp_path):
     """The HI vCPU blocks exactly at C_opt (no switch: it is not runnable), then work
     arrives in the same period: it has consumed C_opt and is runnable -- R5 at once."""

@@ -33,6 +33,8 @@ from akita.model.smt.named import Constraints, solve
 from akita.proofs import edf_vd_obligations as edf_vd
 from akita.proofs.obligation import discharge
 
+pytestmark = pytest.mark.rule("R11")
+
 
 @pytest.fixture(scope="module")
 def outcomes():

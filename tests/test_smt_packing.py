@@ -27,6 +27,8 @@ from akita.model.smt.packing import (
 from akita.proofs import packing_obligations as packing
 from akita.proofs.obligation import discharge
 
+pytestmark = pytest.mark.rule("R12")
+
 
 @pytest.fixture(scope="module")
 def outcomes():

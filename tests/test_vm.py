@@ -4,6 +4,8 @@ import pytest
 
 from akita.model import PRESETS, VM, Criticality, Host, ModelError
 
+pytestmark = pytest.mark.rule("R1")
+
 MS = 1_000_000
 
 

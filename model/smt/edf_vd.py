@@ -56,6 +56,13 @@ __all__ = [
     "x_of",
 ]
 
+#: Where this module implements each rule (read by the traceability table,
+#: docs/traceability.rst; tests/test_traceability.py checks every name).
+__rules__ = {
+    "R1": ("SymbolicVCPU.constrain",),
+    "R11": ("schedulable", "x_of"),
+}
+
 #: A utilization: a Z3 real (or integer) term, or an exact constant.
 Term = Union[z3.ArithRef, Fraction, int]
 

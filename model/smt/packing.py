@@ -58,6 +58,12 @@ __all__ = [
     "realizable",
 ]
 
+#: Where this module implements each rule (read by the traceability table,
+#: docs/traceability.rst; tests/test_traceability.py checks every name).
+__rules__ = {
+    "R12": ("first_fit", "first_fit_step"),
+}
+
 #: The sums of an empty pCPU.
 EMPTY: Sums = (z3.RealVal(0), z3.RealVal(0), z3.RealVal(0))
 

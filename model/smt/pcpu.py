@@ -42,6 +42,21 @@ from .named import Constraints
 
 __all__ = ["TickVCPU", "TickPCPU", "Unrolling", "unroll", "tick_pcpu"]
 
+#: Where this module implements each rule (read by the traceability table,
+#: docs/traceability.rst; tests/test_traceability.py checks every name).
+__rules__ = {
+    "R2": ("unroll",),
+    "R3": ("unroll",),
+    "R4": ("unroll",),
+    "R5": ("unroll",),
+    "R6": ("unroll",),
+    "R7": ("unroll",),
+    "R8": ("unroll",),
+    "R9": ("unroll",),
+    "R10": ("unroll",),
+    "R13": ("unroll",),
+}
+
 
 @attrs.frozen
 class TickVCPU:

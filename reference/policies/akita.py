@@ -41,6 +41,20 @@ from .server import ServerPolicy, exact, key_text
 
 __all__ = ["AkitaPolicy"]
 
+#: Where this module implements each rule (read by the traceability table,
+#: docs/traceability.rst; tests/test_traceability.py checks every name).
+__rules__ = {
+    "R2": ("AkitaPolicy.budget_of", "AkitaPolicy.key_of"),
+    "R4": ("AkitaPolicy.pick",),
+    "R5": ("AkitaPolicy.on_charged", "AkitaPolicy._ask_pessimistic"),
+    "R6": ("AkitaPolicy.pick", "AkitaPolicy.hi_key"),
+    "R7": ("AkitaPolicy.pick", "AkitaPolicy._background"),
+    "R8": ("AkitaPolicy.on_release",),
+    "R9": ("AkitaPolicy.on_release", "AkitaPolicy._switch"),
+    "R10": ("AkitaPolicy._slice_end",),
+    "R13": ("_CPU",),
+}
+
 
 class _CPU:
     """One pCPU's mode, ``x`` and run queues."""

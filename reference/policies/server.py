@@ -30,6 +30,14 @@ from ..vcpu_state import VCPUState
 
 __all__ = ["Server", "ServerPolicy", "exact"]
 
+#: Where this module implements each rule (read by the traceability table,
+#: docs/traceability.rst; tests/test_traceability.py checks every name).
+__rules__ = {
+    "R2": ("ServerPolicy.on_timer",),
+    "R3": ("ServerPolicy.charge",),
+    "R10": ("ServerPolicy.on_wake", "ServerPolicy.on_block", "ServerPolicy.charge"),
+}
+
 
 def exact(value: Fraction | int) -> int | Fraction:
     """*value* as an ``int`` when it is one (cheaper to compare), else the Fraction."""

@@ -110,6 +110,7 @@ def outcomes_json(outcomes: Iterable[Outcome]) -> dict:
 def _listing(obligation: Obligation) -> dict:
     return {
         "name": obligation.name,
+        "rules": list(obligation.rules),
         "scope": obligation.scope,
         "expected": obligation.expected,
         "timeout": obligation.timeout,

@@ -1,0 +1,54 @@
+"""The rules of the Akita policy, R1-R13, as this project reads them.
+
+Each rule has an id, a title, and the section of the Akita paper (Asyabi et
+al., "Akita: A CPU scheduler for virtualized Clouds") it comes from.  The
+rules themselves -- words, formulas, and the decisions taken where the
+paper is silent -- are the specification's page :doc:`/rules`, under the
+label ``rule-R1`` ... ``rule-R13``.  This table is what the rest of the
+project refers to: the traceability table (:doc:`/traceability`) lists, for
+each rule, the code that implements it (a module's ``__rules__``), its Z3
+encoding, the proof obligations that check it (``Obligation.rules``) and
+the tests marked ``@pytest.mark.rule``; a test fails when a rule lacks an
+implementation, an obligation or a test.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+__all__ = ["Rule", "RULES", "rule_ids"]
+
+
+@attrs.frozen
+class Rule:
+    """One rule: ``id`` (``"R4"``), ``title``, and the paper's ``section``."""
+
+    id: str
+    title: str
+    section: str
+
+
+RULES: tuple[Rule, ...] = (
+    Rule("R1", "VMs and vCPUs: criticality, period, optimistic and pessimistic budgets",
+         "3.1"),
+    Rule("R2", "Periodic servers: budget, deadline and virtual deadline at each period start",
+         "3.2, 3.4"),
+    Rule("R3", "Budgets drop as a vCPU runs; at 0 it is inactive until its next period", "3.2"),
+    Rule("R4", "LO mode: earliest (virtual) deadline first among active runnable vCPUs", "3.4"),
+    Rule("R5", "LO -> HI when a running HI vCPU consumes C_opt and is still runnable", "3.3"),
+    Rule("R6", "HI mode: HI vCPUs by earliest actual deadline", "3.3, 3.4"),
+    Rule("R7", "Work conservation: inactive runnable vCPUs run when no active one is runnable",
+         "3.4"),
+    Rule("R8", "Temperature: cools by one per period without a pessimistic ask", "3.3"),
+    Rule("R9", "HI -> LO when no HI vCPU of the pCPU is warm", "3.3"),
+    Rule("R10", "Decision points: period start, block, exhaustion, C_opt reached, wake",
+         "3.4"),
+    Rule("R11", "Admission: the exact EDF-VD test per pCPU", "3.4"),
+    Rule("R12", "Placement: first fit, all or nothing per VM; no migration of HI vCPUs", "3.6"),
+    Rule("R13", "Every pCPU starts in LO mode", "3.3"),
+)
+
+
+def rule_ids() -> tuple[str, ...]:
+    """``("R1", ..., "R13")``."""
+    return tuple(rule.id for rule in RULES)
