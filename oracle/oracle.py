@@ -37,44 +37,19 @@ events and the first ``keep`` violations.
 from __future__ import annotations
 
 import heapq
-import re
 from collections import Counter, deque
 from fractions import Fraction
 from typing import Any, Iterable
 
-from akita.model import Host, format_duration, first_fit
+from akita.model import Host, first_fit
 
 from .errors import TraceError
+from .findings import Finding, dispatch_finding, mode_finding, ns, temperature_finding
 from .shadow import ShadowCPU, ShadowVCPU, allowed
+from .validation import DECISIONS, INPUTS, validate
 from .violation import Violation
 
-__all__ = ["Oracle", "DECISIONS", "INPUTS"]
-
-#: Events that are the implementation's inputs.
-INPUTS = frozenset({"wake", "block", "complete"})
-#: Events that are its decisions and bookkeeping.
-DECISIONS = frozenset({"dispatch", "idle", "mode", "temperature", "release", "exhaust"})
-
-
-#: Events with no field to check but their vCPU, and events with values to check.
-_PLAIN = frozenset({"wake", "block", "exhaust"})
-_CHECKED = frozenset({"complete", "dispatch", "release", "mode", "temperature"})
-_KEY = re.compile(r"[0-9]+(/[0-9]*[1-9][0-9]*)?")
-
-
-def _ns(value: int | Fraction) -> str:
-    if isinstance(value, int) or value.denominator == 1:
-        return format_duration(int(value))
-    return f"{value}ns"
-
-
-class _Obligation:
-    __slots__ = ("since", "rule", "allowed", "did", "text", "reported")
-
-    def __init__(self, since: int, rule: str, allowed: tuple[str, ...], did: str, text: str):
-        self.since, self.rule, self.allowed, self.did, self.text = since, rule, allowed, did, text
-        self.reported = False
-
+__all__ = ["Oracle", "DECISIONS", "INPUTS"]  # the event kinds are re-exported from .validation
 
 class Oracle:
     """Check a stream of trace events against the Akita rules on *host*.
@@ -132,6 +107,7 @@ class Oracle:
                 order += 1
         for timers in self._timers:
             heapq.heapify(timers)
+        self._names = frozenset(self.vcpus) | frozenset(self.rejected)
         self._open: list[dict[str, _Obligation]] = [{} for _ in self.cpus]
         self._ok = [True] * host.pcpus
         self._t = 0
@@ -161,19 +137,7 @@ class Oracle:
         if self._closed:
             raise TraceError("event", event, "no event after close()")
         t = event.get("t")
-        if type(t) is not int or t < 0:
-            raise TraceError("t", t, "an integer time >= 0 in ns")
-        kind = event.get("event")
-        cpu = event.get("cpu")
-        if type(cpu) is not int or not 0 <= cpu < len(self.cpus):
-            raise TraceError("cpu", cpu, f"a pCPU index from 0 to {len(self.cpus) - 1}")
-        if kind in _PLAIN:
-            if event.get("vcpu") not in self.vcpus and event.get("vcpu") not in self.rejected:
-                raise TraceError("vcpu", event.get("vcpu"), "a vCPU of the host, named VM/i")
-        elif kind in _CHECKED:
-            self._validate(event, kind)
-        elif kind != "idle":
-            raise TraceError("event", kind, f"one of {', '.join(sorted(INPUTS | DECISIONS))}")
+        validate(event, len(self.cpus), self._names)
         if self._buffer and t != self._t:
             if t < self._t:
                 raise TraceError("t", t, f"a time >= {self._t} (events in time order)")
@@ -184,21 +148,6 @@ class Oracle:
         self.events += 1
         found, self._new = self._new, []
         return found
-
-    def _validate(self, event: dict[str, Any], kind: str) -> None:
-        """The fields of an event that carries values to check."""
-        if kind != "mode" and event.get("vcpu") not in self.vcpus \
-                and event.get("vcpu") not in self.rejected:
-            raise TraceError("vcpu", event.get("vcpu"), "a vCPU of the host, named VM/i")
-        if kind == "mode" and event.get("mode") not in ("HI", "LO"):
-            raise TraceError("mode", event.get("mode"), '"HI" or "LO"')
-        for field in ("deadline", "budget", "arrival", "temperature"):
-            value = event.get(field, 0)
-            if type(value) is not int or value < 0:
-                raise TraceError(field, value, "an integer >= 0 (ns for a time)")
-        if "key" in event and (type(event["key"]) is not str
-                               or _KEY.fullmatch(event["key"]) is None):
-            raise TraceError("key", event["key"], 'an exact number of ns, "p" or "p/q"')
 
     def close(self, end: int | None = None) -> list[Violation]:
         """End the stream at *end* ns (default: the last event) and return the last violations."""
@@ -285,9 +234,9 @@ class Oracle:
             cpu.ran_out = running
         if cpu.ran_out is running and "exhaust" in self.reports:
             out = since + running.spent
-            self._open[cpu.index]["exhaust " + running.name] = _Obligation(
+            self._open[cpu.index]["exhaust " + running.name] = Finding(
                 out, "R3", ("exhaust",), "no exhaust",
-                f"{running.name} ran out of budget at {_ns(out)} but no exhaust is reported")
+                f"{running.name} ran out of budget at {ns(out)} but no exhaust is reported")
 
     def _ask(self, cpu: ShadowCPU, v: ShadowVCPU, t: int) -> None:
         """R5: *v* consumed ``C_opt`` and is runnable: it heats, and the pCPU goes HI."""
@@ -367,9 +316,9 @@ class Oracle:
             v.claimed_temperature = e["temperature"]
         elif kind == "release":
             if v.release != t:
-                self._now("R2", t, c, (f"next period start {_ns(v.release + v.period)}",),
-                          f"release at {_ns(t)}",
-                          f"{v.name} starts a period at {_ns(t)}, off its grid of {_ns(v.period)}")
+                self._now("R2", t, c, (f"next period start {ns(v.release + v.period)}",),
+                          f"release at {ns(t)}",
+                          f"{v.name} starts a period at {ns(t)}, off its grid of {ns(v.period)}")
                 return
             self._compare(e, t, "deadline", v.deadline, "R2", "deadline")
             self._compare(e, t, "budget", v.budget, "R2", "budget")
@@ -381,8 +330,8 @@ class Oracle:
         if v is not None:
             self._open[v.cpu].pop("exhaust " + v.name, None)
         if v is not None and v.budget > self.tolerance:
-            self._now("R3", t, e["cpu"], (f"budget {_ns(v.budget)} left",), "exhausted",
-                      f"{v.name} is reported out of budget at {_ns(t)} with {_ns(v.budget)} left")
+            self._now("R3", t, e["cpu"], (f"budget {ns(v.budget)} left",), "exhausted",
+                      f"{v.name} is reported out of budget at {ns(t)} with {ns(v.budget)} left")
 
     def _compare(self, e: dict[str, Any], t: int, field: str, expected, rule: str,
                  what: str) -> None:
@@ -390,9 +339,9 @@ class Oracle:
             return
         got = Fraction(e[field]) if field == "key" else e[field]  # checked by feed()
         if abs(got - expected) > self.tolerance:
-            self._now(rule, t, e["cpu"], (_ns(expected),), _ns(got),
-                      f"{e['vcpu']} {e['event']} at {_ns(t)} reports {what} {_ns(got)}; "
-                      f"the rules give {_ns(expected)}")
+            self._now(rule, t, e["cpu"], (ns(expected),), ns(got),
+                      f"{e['vcpu']} {e['event']} at {ns(t)} reports {what} {ns(got)}; "
+                      f"the rules give {ns(expected)}")
 
     # -- checks ------------------------------------------------------------------------------
 
@@ -427,70 +376,23 @@ class Oracle:
         if ok:
             self._open[cpu.index].pop("dispatch", None)
         elif "dispatch" not in self._open[cpu.index]:
-            self._open[cpu.index]["dispatch"] = self._dispatch_finding(
-                cpu, t, options, rule, dispatched)
+            self._open[cpu.index]["dispatch"] = dispatch_finding(
+                cpu, t, options, rule, dispatched, self._ok[cpu.index])
         self._ok[cpu.index] = ok
 
     def _check_mode(self, cpu: ShadowCPU, t: int) -> None:
         opened = self._open[cpu.index]
         if cpu.claimed_hi == cpu.rules_hi:
             opened.pop("mode", None)
-            return
-        if "mode" in opened:
-            return
-        want, did = ("HI", "LO") if cpu.rules_hi else ("LO", "HI")
-        if cpu.claimed_changed >= cpu.rules_changed:
-            if cpu.claimed_hi:
-                rule, text = "R5", "switched to HI mode with no HI vCPU having consumed C_opt"
-            else:
-                warm = ", ".join(f"{v.name} at {v.temperature}" for v in cpu.vcpus
-                                 if v.hi and v.temperature > 0)
-                rule, text = "R9", f"returned to LO mode while HI vCPUs are warm ({warm})"
-        elif cpu.rules_hi:
-            rule, text = "R5", "stayed in LO mode after a running HI vCPU consumed C_opt"
-        else:
-            rule, text = "R9", "stayed in HI mode after every HI vCPU cooled to 0"
-        opened["mode"] = _Obligation(t, rule, (want,), did,
-                                     f"pCPU {cpu.index} {text} at {_ns(t)}")
+        elif "mode" not in opened:
+            opened["mode"] = mode_finding(cpu, t)
 
     def _check_temperature(self, cpu: ShadowCPU, v: ShadowVCPU, t: int) -> None:
         opened, kind = self._open[cpu.index], "temperature " + v.name
         if v.claimed_temperature == v.temperature:
             opened.pop(kind, None)
         elif kind not in opened:
-            rule = "R5" if v.temperature == self.initial_temperature and v.asked else "R8"
-            opened[kind] = _Obligation(
-                t, rule, (str(v.temperature),), str(v.claimed_temperature),
-                f"{v.name} has temperature {v.claimed_temperature} at {_ns(t)}; "
-                f"the rules give {v.temperature}")
-
-    def _dispatch_finding(self, cpu: ShadowCPU, t: int, options: list[ShadowVCPU], rule: str,
-                          dispatched: bool) -> _Obligation:
-        running = cpu.running
-        mode = "HI" if cpu.claimed_hi else "LO"
-        names = tuple(v.name for v in options) or ("idle",)
-        did = running.name if running is not None else "idle"
-        want = " or ".join(f"{v.name} ({self._why(cpu, v)})" for v in options) or "idle"
-        if running is None:
-            rule, text = "R7", f"idled while {want} was runnable"
-        elif not running.runnable:
-            rule, text = "R10", f"kept {running.name} after it blocked; the rules run {want}"
-        elif cpu.ran_out is running and options and options[0].budget > 0:
-            rule, text = "R3", f"ran {running.name} past its budget while {want} waited"
-        elif not dispatched and self._ok[cpu.index]:
-            rule, text = "R10", (f"did not decide again: kept {running.name} "
-                                 f"({self._why(cpu, running)}) while the rules run {want}")
-        else:
-            text = f"ran {running.name} ({self._why(cpu, running)}); the rules run {want}"
-        return _Obligation(t, rule, names, did, f"pCPU {cpu.index} in {mode} mode {text} "
-                                                f"at {_ns(t)}")
-
-    def _why(self, cpu: ShadowCPU, v: ShadowVCPU) -> str:
-        if v.budget <= 0:
-            return f"inactive, deadline {_ns(v.deadline)}"
-        if cpu.claimed_hi or not v.hi:
-            return f"{'HI' if v.hi else 'LO'}, deadline {_ns(v.deadline)}"
-        return f"HI, virtual deadline {_ns(v.key)}"
+            opened[kind] = temperature_finding(v, t, self.initial_temperature)
 
     def _expire(self, cpu: ShadowCPU, u: int) -> None:
         for obligation in self._open[cpu.index].values():

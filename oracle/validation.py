@@ -1,0 +1,54 @@
+"""What a trace event must look like before the oracle reads it.
+
+Every event has an integer time ``t >= 0``, a pCPU index and a known kind;
+the events about a vCPU name one of the host's; a ``mode`` is ``"HI"`` or
+``"LO"``; times, budgets and temperatures are integers ``>= 0``; a ``key``
+is an exact number of ns written ``"p"`` or ``"p/q"`` (:doc:`/trace-format`).
+A malformed event raises :class:`~akita.oracle.errors.TraceError`, which
+the readers locate at its line.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .errors import TraceError
+
+__all__ = ["INPUTS", "DECISIONS", "validate"]
+
+#: Events that are the implementation's inputs.
+INPUTS = frozenset({"wake", "block", "complete"})
+#: Events that are its decisions and bookkeeping.
+DECISIONS = frozenset({"dispatch", "idle", "mode", "temperature", "release", "exhaust"})
+
+#: Events with no field to check but their vCPU, and events with values to check.
+_PLAIN = frozenset({"wake", "block", "exhaust"})
+_CHECKED = frozenset({"complete", "dispatch", "release", "mode", "temperature"})
+_KEY = re.compile(r"[0-9]+(/[0-9]*[1-9][0-9]*)?")
+
+
+def validate(event: dict[str, Any], pcpus: int, vcpus: frozenset[str]) -> None:
+    """Check *event*'s shape on a host of *pcpus* pCPUs whose vCPUs are *vcpus*."""
+    t = event.get("t")
+    if type(t) is not int or t < 0:
+        raise TraceError("t", t, "an integer time >= 0 in ns")
+    cpu = event.get("cpu")
+    if type(cpu) is not int or not 0 <= cpu < pcpus:
+        raise TraceError("cpu", cpu, f"a pCPU index from 0 to {pcpus - 1}")
+    kind = event.get("event")
+    if kind in _PLAIN or (kind in _CHECKED and kind != "mode"):
+        if event.get("vcpu") not in vcpus:
+            raise TraceError("vcpu", event.get("vcpu"), "a vCPU of the host, named VM/i")
+    elif kind not in _CHECKED and kind != "idle":
+        raise TraceError("event", kind, f"one of {', '.join(sorted(INPUTS | DECISIONS))}")
+    if kind not in _CHECKED:
+        return
+    if kind == "mode" and event.get("mode") not in ("HI", "LO"):
+        raise TraceError("mode", event.get("mode"), '"HI" or "LO"')
+    for field in ("deadline", "budget", "arrival", "temperature"):
+        value = event.get(field, 0)
+        if type(value) is not int or value < 0:
+            raise TraceError(field, value, "an integer >= 0 (ns for a time)")
+    if "key" in event and (type(event["key"]) is not str or _KEY.fullmatch(event["key"]) is None):
+        raise TraceError("key", event["key"], 'an exact number of ns, "p" or "p/q"')
