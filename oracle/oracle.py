@@ -49,7 +49,11 @@ from .shadow import ShadowCPU, ShadowVCPU, allowed
 from .validation import DECISIONS, INPUTS, validate
 from .violation import Violation
 
-__all__ = ["Oracle", "DECISIONS", "INPUTS"]  # the event kinds are re-exported from .validation
+__all__ = ["Oracle", "DECISIONS", "INPUTS", "POLICIES"]  # event kinds from .validation
+
+#: The rule sets the oracle checks: Akita's, or plain EDF over the same
+#: periodic servers (the ``edf`` policy: ``x = 1``, no modes, no temperatures).
+POLICIES = ("akita", "edf")
 
 class Oracle:
     """Check a stream of trace events against the Akita rules on *host*.
@@ -65,11 +69,17 @@ class Oracle:
         a temperature it does not report is not checked.
     :param keep: how many violations to keep (all are counted).
     :param window: how many recent events a violation carries.
+    :param policy: the rules: ``"akita"`` (R2-R13), or ``"edf"`` -- the same
+        periodic servers ordered by actual deadlines, with no modes and no
+        temperatures, as :mod:`akita.reference.policies.edf` schedules them.
     """
 
     def __init__(self, host: Host, *, tolerance: int = 0, ties: str = "any",
-                 reports: Iterable[str] = DECISIONS, keep: int = 10, window: int = 8) -> None:
+                 reports: Iterable[str] = DECISIONS, keep: int = 10, window: int = 8,
+                 policy: str = "akita") -> None:
         reports = frozenset(reports)
+        if policy not in POLICIES:
+            raise TraceError("policy", policy, f"one of {', '.join(POLICIES)}")
         if not {"dispatch", "idle"} <= reports <= DECISIONS:
             raise TraceError("reports", sorted(reports),
                              "a subset of the decision kinds with dispatch and idle")
@@ -78,6 +88,8 @@ class Oracle:
         if not isinstance(tolerance, int) or tolerance < 0:
             raise TraceError("tolerance", tolerance, "a duration >= 0")
         self.host = host
+        self.policy = policy
+        self.modes = policy == "akita"
         self.tolerance = tolerance
         self.strict = ties == "strict"
         self.reports = reports
@@ -100,7 +112,8 @@ class Oracle:
                     continue
                 c = answer.pcpus[index]
                 x = placement.pcpus[c].verdict.x
-                v = ShadowVCPU(vcpu, c, order, Fraction(1) if x is None else x)
+                v = ShadowVCPU(vcpu, c, order, Fraction(1) if x is None or not self.modes else x)
+                v.watch = v.hi and self.modes
                 self.vcpus[v.name] = v
                 self.cpus[c].vcpus.append(v)
                 self._timers[c].append((0, order, v))
@@ -240,6 +253,8 @@ class Oracle:
 
     def _ask(self, cpu: ShadowCPU, v: ShadowVCPU, t: int) -> None:
         """R5: *v* consumed ``C_opt`` and is runnable: it heats, and the pCPU goes HI."""
+        if not self.modes:
+            return
         v.asked = True
         v.temperature = self.initial_temperature
         if not cpu.rules_hi:
@@ -362,7 +377,7 @@ class Oracle:
         if "mode" not in self.reports:
             cpu.claimed_hi = cpu.rules_hi
         self._check_mode(cpu, t)
-        if "temperature" in self.reports:
+        if "temperature" in self.reports and self.modes:
             for v in cpu.vcpus:
                 if v.hi:
                     self._check_temperature(cpu, v, t)

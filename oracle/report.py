@@ -39,6 +39,7 @@ class ConformanceReport:
     reports: tuple[str, ...]
     counts: dict[str, int]
     violations: tuple[Violation, ...]
+    policy: str = "akita"
 
     @property
     def total(self) -> int:
@@ -58,7 +59,8 @@ class ConformanceReport:
 
     def as_json(self) -> dict[str, Any]:
         return {
-            "verdict": self.verdict, "events": self.events, "decisions": self.decisions,
+            "verdict": self.verdict, "policy": self.policy, "events": self.events,
+            "decisions": self.decisions,
             "ambiguous": self.ambiguous, "checks": self.checks, "end_ns": self.end,
             "tolerance_ns": self.tolerance, "ties": self.ties, "reports": list(self.reports),
             "violations_total": self.total,
@@ -84,7 +86,8 @@ def _rule_order(rule: str) -> int:
 def conform(host: Host, events: Iterable[dict[str, Any]], *, end: int | None = None,
             tolerance: int = 0, ties: str = "any", reports: Iterable[str] = DECISIONS,
             keep: int = 10, window: int = 8, path: str = "<trace>",
-            progress: Callable[[int], None] | None = None) -> ConformanceReport:
+            progress: Callable[[int], None] | None = None,
+            policy: str = "akita") -> ConformanceReport:
     """Check every event of a trace of *host*; events may carry their ``line``.
 
     :param end: the end of the traced span (a JSONL header's
@@ -92,7 +95,7 @@ def conform(host: Host, events: Iterable[dict[str, Any]], *, end: int | None = N
     :param progress: called with the number of events read, every 65,536.
     """
     oracle = Oracle(host, tolerance=tolerance, ties=ties, reports=reports, keep=keep,
-                    window=window)
+                    window=window, policy=policy)
     count = 0
     for event in events:
         try:
@@ -108,5 +111,5 @@ def conform(host: Host, events: Iterable[dict[str, Any]], *, end: int | None = N
         verdict=VIOLATIONS if oracle.counts else CONFORMANT, events=oracle.events,
         decisions=oracle.decisions, ambiguous=oracle.ambiguous, checks=oracle.checks,
         end=oracle.end, tolerance=tolerance, ties=ties, reports=tuple(sorted(oracle.reports)),
-        counts=dict(oracle.counts), violations=tuple(oracle.violations))
+        counts=dict(oracle.counts), violations=tuple(oracle.violations), policy=policy)
 

@@ -36,7 +36,7 @@ class ShadowVCPU:
     __slots__ = (
         "name", "cpu", "order", "hi", "period", "c_opt", "full", "x", "release", "deadline",
         "key", "budget", "consumed", "runnable", "temperature", "asked", "claimed_temperature",
-        "spent",
+        "spent", "watch",
     )
 
     def __init__(self, vcpu: VCPU, cpu: int, order: int, x: Fraction) -> None:
@@ -59,6 +59,8 @@ class ShadowVCPU:
         self.asked = False
         self.claimed_temperature = 0
         self.spent = 0
+        #: whether reaching ``C_opt`` is a rule point (R5, R10): for a HI vCPU under Akita.
+        self.watch = self.hi
 
     def start_period(self, s: int) -> bool:
         """R2 and R8 at period start *s*; whether the temperature dropped."""
@@ -93,7 +95,7 @@ class ShadowVCPU:
         """How long it can run before a rule point: budget exhausted or ``C_opt`` reached."""
         if self.budget <= 0:
             return None
-        if self.hi and self.consumed < self.c_opt:
+        if self.watch and self.consumed < self.c_opt:
             return min(self.budget, self.c_opt - self.consumed)
         return self.budget
 

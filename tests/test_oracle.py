@@ -69,6 +69,20 @@ def test_decisions_only_traces_conform(host, seed):
     assert report.verdict == "conformant", report.violations[0].text
 
 
+@given(st.one_of(sim_hosts(), stressed_hosts()), st.integers(1, 3))
+def test_edf_traces_conform_to_the_edf_rules(host, seed):
+    """The oracle's second rule set: the same servers by actual deadline, no modes."""
+    report = check(host, trace(host, "edf", seed=seed), policy="edf", ties="strict")
+    assert report.verdict == "conformant", report.violations[0].text
+
+
+def test_each_policy_fails_the_other_rules_where_virtual_deadlines_matter():
+    host = example("mixed.toml")
+    assert set(check(host, trace(host, "akita", duration=1000 * MS), policy="edf").counts) \
+        >= {"R2", "R4"}
+    assert check(host, trace(host, "akita", duration=1000 * MS)).verdict == "conformant"
+
+
 @given(sim_hosts())
 def test_edf_conforms_where_it_coincides_with_akita(host):
     """With LO vCPUs only there are no modes and no virtual deadlines: EDF is Akita."""

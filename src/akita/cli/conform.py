@@ -27,6 +27,8 @@ _FTRACE_REPORTS = ("dispatch", "idle")
               help="Trace format; auto reads a JSON first line as JSON Lines, else ftrace.")
 @click.option("--tolerance", "tolerance_text", default="0ns", show_default=True,
               help="How late (or by how much) an implementation may differ, e.g. 20us.")
+@click.option("--policy", type=click.Choice(["akita", "edf"]), default="akita", show_default=True,
+              help="The rules to check against: Akita's, or plain EDF over the same servers.")
 @click.option("--ties", type=click.Choice(["any", "strict"]), default="any", show_default=True,
               help="Equal keys: accept any tied vCPU, or require HI first, then host order.")
 @click.option("--reports", "reports_text", default=None,
@@ -47,8 +49,8 @@ _FTRACE_REPORTS = ("dispatch", "idle")
 @click.option("--window", default=8, show_default=True, type=click.IntRange(0),
               help="How many trace events to show with each violation.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON on stdout.")
-def conform(host_file, trace_path, trace_format, tolerance_text, ties, reports_text, mappings,
-            origin_text, end_text, keep, window, as_json) -> int:
+def conform(host_file, trace_path, trace_format, tolerance_text, policy, ties, reports_text,
+            mappings, origin_text, end_text, keep, window, as_json) -> int:
     """Check that every decision in TRACE is one the Akita rules allow on HOST.toml.
 
     TRACE is a JSON Lines trace (the format of akita simulate --trace) or
@@ -93,7 +95,7 @@ def conform(host_file, trace_path, trace_format, tolerance_text, ties, reports_t
         with _progress(size, stream) as progress:
             report = run_conform(host, events, end=end, tolerance=tolerance, ties=ties,
                                  reports=reports, keep=keep, window=window, path=path,
-                                 progress=progress)
+                                 progress=progress, policy=policy)
     if as_json:
         click.echo(json.dumps(report.as_json()))
     else:
