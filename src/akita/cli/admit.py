@@ -13,7 +13,7 @@ from akita.model import Placement, first_fit, load_host
 __all__ = ["admit", "placement_json", "print_placement"]
 
 
-@click.command()
+@click.command(short_help="First-fit admission of a host's VMs (exact EDF-VD).")
 @click.argument("host_file", metavar="HOST.toml", type=click.Path(dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print the placement as JSON on stdout.")
 def admit(host_file: str, as_json: bool) -> int:

@@ -16,7 +16,7 @@ __all__ = ["check", "print_checks"]
 POLICIES = ("akita", "edf")
 
 
-@click.command()
+@click.command(short_help="Z3: no HI job misses on any pCPU, within scope.")
 @click.argument("host_file", metavar="HOST.toml", type=click.Path(dir_okay=False))
 @click.option("--policy", default="akita", show_default=True, help="akita or edf.")
 @click.option("--hyperperiods", default=2, show_default=True, type=int,

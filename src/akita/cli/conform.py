@@ -19,7 +19,7 @@ __all__ = ["conform"]
 _FTRACE_REPORTS = ("dispatch", "idle")
 
 
-@click.command()
+@click.command(short_help="Check another scheduler's trace against the rules.")
 @click.argument("host_file", metavar="HOST.toml", type=click.Path(dir_okay=False))
 @click.argument("trace_path", metavar="TRACE", type=click.Path(dir_okay=False, allow_dash=True))
 @click.option("--format", "trace_format", type=click.Choice(["auto", "jsonl", "ftrace"]),

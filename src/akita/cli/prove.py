@@ -21,7 +21,7 @@ from akita.proofs.verdict import ProofVerdict
 __all__ = ["prove", "select", "run_obligations", "outcomes_json"]
 
 
-@click.command()
+@click.command(short_help="Discharge the proof obligations.")
 @click.argument("names", nargs=-1, metavar="[NAME]...")
 @click.option(
     "--json", "as_json", is_flag=True, help="Print the outcomes (or the list) as JSON on stdout."

@@ -13,7 +13,7 @@ from rich.table import Table
 __all__ = ["reproduce"]
 
 
-@click.command()
+@click.command(short_help="Rerun the paper's and the Xen thread's experiments.")
 @click.argument("name", metavar="NAME|all")
 @click.option("--out", "out_dir", default="akita-results", show_default=True,
               type=click.Path(file_okay=False), help="Folder for the tables, plots and JSON.")

@@ -18,7 +18,7 @@ from akita.reference.run import simulate as run_simulation
 __all__ = ["simulate", "print_metrics"]
 
 
-@click.command()
+@click.command(short_help="Run the reference scheduler on a host.")
 @click.argument("host_file", metavar="[HOST.toml]", required=False, type=click.Path(dir_okay=False))
 @click.option("--policy", default="akita", show_default=True,
               help=f"Scheduling policy: {', '.join(POLICIES)}.")

@@ -25,7 +25,7 @@ from .simulate import print_metrics
 __all__ = ["verify"]
 
 
-@click.command()
+@click.command(short_help="Admission, Z3 check and a short simulation.")
 @click.argument("host_file", metavar="[HOST.toml]", required=False, type=click.Path(dir_okay=False))
 @click.option("--duration", "duration_text", default="2s", show_default=True,
               help="Simulated time of the short simulation.")
