@@ -15,6 +15,8 @@ EXT = Path(__file__).parent.parent / "docs" / "_ext" / "cli_reference.py"
 
 @pytest.fixture(scope="module")
 def reference():
+    if str(EXT.parent) not in sys.path:  # as docs/conf.py puts it, for its shared helper
+        sys.path.insert(0, str(EXT.parent))
     spec = importlib.util.spec_from_file_location("cli_reference", EXT)
     module = importlib.util.module_from_spec(spec)
     sys.modules.setdefault("cli_reference", module)

@@ -15,12 +15,11 @@ the tests call.
 from __future__ import annotations
 
 import inspect
-import os
 import re
-import tempfile
 from pathlib import Path
 
 import click
+from generated import write_if_changed
 
 __all__ = ["generate", "label", "write_reference", "setup"]
 
@@ -55,20 +54,7 @@ def generate(group: click.Command | None = None, prog: str = "akita") -> str:
 
 def write_reference(app) -> None:
     """``builder-inited`` handler: (re)write the generated page if its text changed."""
-    target = Path(app.srcdir) / OUTPUT
-    text = generate()
-    if target.exists() and target.read_text(encoding="utf-8") == text:
-        return
-    target.parent.mkdir(parents=True, exist_ok=True)
-    # Write atomically: two builds may run at once (e.g. html and doctest).
-    handle, temporary = tempfile.mkstemp(dir=target.parent, suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_if_changed(Path(app.srcdir) / OUTPUT, generate())
 
 
 def setup(app):

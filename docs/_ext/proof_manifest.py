@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from generated import write_if_changed
+
 from akita.proofs.manifest import load
 
 
@@ -30,12 +32,7 @@ def write_table(docs: Path) -> Path:
                   f"     - {last['seconds']:.2f}" if last else "     - --"]
     total = sum(o["seconds"] for o in run.values())
     lines += ["", f"{len(run)} obligations recorded, {total:.0f} s in all."]
-    out = docs / "_generated" / "proof-manifest.rst"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    text = "\n".join(lines) + "\n"
-    if not out.exists() or out.read_text() != text:
-        out.write_text(text)
-    return out
+    return write_if_changed(docs / "_generated" / "proof-manifest.rst", "\n".join(lines) + "\n")
 
 
 def _generate(app) -> None:

@@ -19,6 +19,8 @@ import networkx as nx
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from generated import write_if_changed
+
 from akita.model.transitions import PCPU_MODES, TEMPERATURE, VCPU_STATES, Table, to_graph
 
 OUT = Path("_generated") / "state-graphs"
@@ -124,17 +126,12 @@ def list_table(table: Table) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _write(path: Path, data: bytes) -> None:
-    if not path.exists() or path.read_bytes() != data:
-        path.write_bytes(data)
-
-
 def generate(app) -> None:
     out = Path(app.srcdir) / OUT
     out.mkdir(parents=True, exist_ok=True)
     for table in TABLES:
-        _write(out / f"{table.name}.svg", draw(table))
-        _write(out / f"{table.name}.rst", list_table(table).encode("utf-8"))
+        write_if_changed(out / f"{table.name}.svg", draw(table))
+        write_if_changed(out / f"{table.name}.rst", list_table(table))
 
 
 def setup(app):

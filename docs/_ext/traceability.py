@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from generated import write_if_changed
+
 from akita.traceability import gaps, trace_rules
 
 
@@ -28,12 +30,7 @@ def write_table(docs: Path) -> Path:
                   f"     - {_cell(t.tests)}", f"     - {'checked' if t.oracle else '--'}"]
     missing = gaps(traces)
     lines += ["", "Gaps: " + ("; ".join(missing) if missing else "none.") + ""]
-    out = docs / "_generated" / "traceability.rst"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    text = "\n".join(lines) + "\n"
-    if not out.exists() or out.read_text() != text:
-        out.write_text(text)
-    return out
+    return write_if_changed(docs / "_generated" / "traceability.rst", "\n".join(lines) + "\n")
 
 
 def _generate(app) -> None:

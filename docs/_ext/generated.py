@@ -1,0 +1,32 @@
+"""Writing a page or a figure into ``docs/_generated/`` from a build-time extension.
+
+Every project extension writes its output here, and only when it changed, so
+that an unchanged file keeps its time stamp and Sphinx does not rebuild the
+pages that include it.  The write is atomic: two builds may run at once
+(e.g. ``html`` and ``doctest``).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+__all__ = ["write_if_changed"]
+
+
+def write_if_changed(target: Path, data: str | bytes) -> Path:
+    """Write *data* (text as UTF-8) to *target*, atomically, unless it already holds it."""
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    if target.exists() and target.read_bytes() == raw:
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=target.parent, suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(raw)
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return target
