@@ -39,7 +39,7 @@ class EDFPolicy(ServerPolicy):
         server = state.sched
         cpu = self.cpus[state.cpu]
         queue = cpu.active if server.budget > 0 else cpu.inactive
-        queue.push(server.deadline, self.tie_of(state), server.stamp, state)
+        queue.push(server.key, self.tie_of(state), server.stamp, state)  # key_of: the deadline
 
     def pick(self, cpu: int, t: int):
         queues = self.cpus[cpu]

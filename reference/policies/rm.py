@@ -13,7 +13,8 @@ uncharged (work conservation, as ``edf`` does).
 Placement is first fit with the exact rate-monotonic response-time test
 (``"rm-rta"``) whatever the host's test names, so that each pCPU runs what
 the analysis admitted.  The ordering key of a vCPU is its priority rank on
-its pCPU (0 is the highest), written as the trace's ``key``.
+its pCPU (0 is the highest), written as the trace's ``key``: the policy is
+``edf`` (:mod:`akita.reference.policies.edf`) with that rank in place of the deadline.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import attrs
 
 from akita.model import first_fit, rm_order
 
-from .server import ServerPolicy
+from .edf import EDFPolicy
 
 __all__ = ["RMPolicy", "place_with", "ranks"]
 
@@ -41,16 +42,8 @@ def ranks(sim, order_of) -> dict:
     return out
 
 
-class _CPU:
-    __slots__ = ("active", "inactive")
-
-    def __init__(self, active, inactive) -> None:
-        self.active = active
-        self.inactive = inactive
-
-
-class RMPolicy(ServerPolicy):
-    """Fixed priorities by period over periodic servers."""
+class RMPolicy(EDFPolicy):
+    """Fixed priorities by period over periodic servers: EDF's queues, keyed by rank."""
 
     name = "rm"
     test = "rm-rta"
@@ -60,23 +53,12 @@ class RMPolicy(ServerPolicy):
 
     def setup_cpus(self, sim) -> None:
         self.rank = ranks(sim, rm_order)
-        self.cpus = [_CPU(self.new_queue(c), self.new_queue(c)) for c in range(sim.host.pcpus)]
-
-    def budget_of(self, state) -> int:
-        return state.vm.c_pes if state.is_hi else state.vm.c_opt
+        super().setup_cpus(sim)
 
     def key_of(self, state, release: int) -> int:
         return self.rank[state.name]
 
-    def enqueue(self, state) -> None:
-        server = state.sched
-        cpu = self.cpus[state.cpu]
-        queue = cpu.active if server.budget > 0 else cpu.inactive
-        queue.push(server.key, state.order, server.stamp, state)
-
-    def pick(self, cpu: int, t: int):
-        queues = self.cpus[cpu]
-        state = queues.active.peek()
-        if state is not None:
-            return state, self.slice_end(state, t)
-        return queues.inactive.peek(), None
+    @staticmethod
+    def tie_of(state) -> int:
+        """Ranks are distinct; host order only for form."""
+        return state.order
