@@ -6,6 +6,6 @@ source with the source's figure beside ours (:mod:`.experiment`).
 """
 
 from .experiment import Claim, Experiment, Outcome
-from .registry import EXPERIMENTS, experiment_named
+from .registry import EXPERIMENTS, experiment_named, reproduce
 
-__all__ = ["EXPERIMENTS", "experiment_named", "Experiment", "Outcome", "Claim"]
+__all__ = ["EXPERIMENTS", "experiment_named", "reproduce", "Experiment", "Outcome", "Claim"]

@@ -120,6 +120,16 @@ class Experiment:
     source = ""
     #: the host file under ``examples/`` it starts from.
     host_file = ""
+    #: simulated seconds of each run: ``(with --quick, without)``.
+    seconds = (0, 0)
+
+    def duration(self, quick: bool) -> int:
+        """The simulated span of each run, in ns."""
+        return self.seconds[0 if quick else 1] * 1_000_000_000
+
+    def host(self) -> Host:
+        """The host of :attr:`host_file`, as shipped."""
+        return example_host(self.host_file)
 
     def run(self, out: Path, *, quick: bool = False,
             progress: Callable[[str], None] | None = None) -> Outcome:

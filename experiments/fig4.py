@@ -18,12 +18,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .experiment import Claim, Experiment, Outcome, example_host, run_policy
+from .experiment import Claim, Experiment, Outcome, run_policy
 from .plotting import save
 
 __all__ = ["Fig4"]
 
-S = 1_000_000_000
 WORK_S = 10
 
 
@@ -32,10 +31,11 @@ class Fig4(Experiment):
     title = "Fig. 4: sysbench time and RPC latency by VM type under akita, one pCPU"
     source = "Akita paper, Section 5, Fig. 4"
     host_file = "fig4.toml"
+    seconds = (5, 30)
 
     def run(self, out: Path, *, quick: bool = False, progress=None) -> Outcome:
-        duration = (5 if quick else 30) * S
-        metrics = run_policy(example_host(self.host_file), "akita", duration)["vms"]
+        duration = self.duration(quick)
+        metrics = run_policy(self.host(), "akita", duration)["vms"]
         cpu = {vm: m["cpu_share"] for vm, m in metrics.items() if vm.startswith("sysbench")}
         seconds = {vm: WORK_S / share for vm, share in cpu.items()}
         mean = {vm: m["rtt_ns"]["p50"] for vm, m in metrics.items() if vm.startswith("rpc")}

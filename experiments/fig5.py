@@ -17,14 +17,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from akita.model import Host
+import attrs
 
-from .experiment import Claim, Experiment, Outcome, example_host, run_policy
+from .experiment import Claim, Experiment, Outcome, run_policy
 from .plotting import figure, save
 
 __all__ = ["Fig5", "PERCENTILES", "tail_table"]
 
-S = 1_000_000_000
 POLICIES = ("akita", "credit", "cfs")
 PERCENTILES = ("p50", "p90", "p99", "p999")
 
@@ -59,12 +58,12 @@ class Fig5(Experiment):
     title = "Fig. 5: memcached (HI) RTTs alone and beside 3 lookbusy VMs, one pCPU"
     source = "Akita paper, Section 5, Fig. 5"
     host_file = "fig5.toml"
+    seconds = (15, 30)
 
     def run(self, out: Path, *, quick: bool = False, progress=None) -> Outcome:
-        duration = (15 if quick else 30) * S
-        crowded = example_host(self.host_file)
-        alone = Host(crowded.pcpus, [vm for vm in crowded.vms if vm.is_hi],
-                     test=crowded.test, options=crowded.options)
+        duration = self.duration(quick)
+        crowded = self.host()
+        alone = attrs.evolve(crowded, vms=[vm for vm in crowded.vms if vm.is_hi])
         rtt: dict[str, dict[str, dict[str, int]]] = {}
         for policy in POLICIES:
             rtt[policy] = {

@@ -16,15 +16,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from akita.model import Host
+import attrs
 
-from .experiment import Claim, Experiment, Outcome, example_host, run_policy
+from .experiment import Claim, Experiment, Outcome, run_policy
 from .fig5 import tail_table
 from .plotting import figure, save
 
 __all__ = ["Fig6"]
 
-S = 1_000_000_000
 
 
 class Fig6(Experiment):
@@ -32,15 +31,16 @@ class Fig6(Experiment):
     title = "Fig. 6: a LO memcached beside 1-3 HI memcached VMs under akita, one pCPU"
     source = "Akita paper, Section 5, Fig. 6"
     host_file = "fig6.toml"
+    seconds = (5, 30)
 
     def run(self, out: Path, *, quick: bool = False, progress=None) -> Outcome:
-        duration = (5 if quick else 30) * S
-        full = example_host(self.host_file)
+        duration = self.duration(quick)
+        full = self.host()
         lo = [vm for vm in full.vms if not vm.is_hi]
         his = [vm for vm in full.vms if vm.is_hi]
         runs = {}
         for count in (1, 2, 3):
-            host = Host(full.pcpus, lo + his[:count], test=full.test, options=full.options)
+            host = attrs.evolve(full, vms=lo + his[:count])
             runs[count] = run_policy(host, "akita", duration)["vms"]
         fig, ax = figure()
         for name, style in (("memcached-lo", "o-"), ("memcached-hi1", "s--")):

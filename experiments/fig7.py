@@ -22,9 +22,9 @@ from pathlib import Path
 
 import attrs
 
-from akita.model import Host, Workload
+from akita.model import Workload
 
-from .experiment import Claim, Experiment, Outcome, example_host
+from .experiment import Claim, Experiment, Outcome
 from .plotting import figure, save
 from .series import shares_over_time
 
@@ -42,11 +42,12 @@ class Fig7(Experiment):
     title = "Fig. 7: CPU share per VM as the HI VM's demand rises from 25% to 50%"
     source = "Akita paper, Section 5, Fig. 7"
     host_file = "fig7.toml"
+    seconds = (4, 20)
 
     def run(self, out: Path, *, quick: bool = False, progress=None) -> Outcome:
         from akita.reference.run import simulate
 
-        duration = (4 if quick else 20) * S
+        duration = self.duration(quick)
         half, window = duration // 2, 500 * MS
         out.mkdir(parents=True, exist_ok=True)
         demand = out / "fig7-hi-demand.csv"
@@ -54,19 +55,20 @@ class Fig7(Experiment):
         lines += [f"{t}ns, {(25 if t < half else 50) * MS // 10}ns"
                   for t in range(0, duration, 10 * MS)]
         demand.write_text("\n".join(lines) + "\n")
-        base = example_host(self.host_file)
+        base = self.host()
         vms = [attrs.evolve(vm, workload=Workload("trace", path=str(demand.resolve())))
                if vm.is_hi else
                attrs.evolve(vm, workload=Workload("duty", utilization=Fraction(1, 4),
                                                   window=10 * MS))
                for vm in base.vms]
-        host = Host(base.pcpus, vms, test=base.test, options=base.options)
+        host = attrs.evolve(base, vms=vms)
         with tempfile.TemporaryDirectory() as folder:
             trace = str(Path(folder) / "fig7.jsonl")
             simulate(host, "akita", duration=duration, trace_path=trace)
             series = shares_over_time(trace, window, duration)
         n = len(next(iter(series.values())))
-        phase = {vm: (sum(s[: n // 2]) / (n // 2), sum(s[n // 2 + 1:]) / (n - n // 2 - 1))
+        phase = {vm: (Fraction(sum(s[: n // 2]), n // 2),
+                      Fraction(sum(s[n // 2 + 1:]), n - n // 2 - 1))
                  for vm, s in series.items()}  # the window holding the change is left out
         fig, ax = figure()
         times = [(i + Fraction(1, 2)) * window / S for i in range(n)]
@@ -80,8 +82,8 @@ class Fig7(Experiment):
         ax.legend(loc="center right")
         plots = save(fig, out, "fig7-shares")
         lo = [vm for vm in phase if vm != "hi"]
-        lo_before = sum(phase[vm][0] for vm in lo) / len(lo)
-        lo_after = sum(phase[vm][1] for vm in lo) / len(lo)
+        lo_before = Fraction(sum(phase[vm][0] for vm in lo), len(lo))
+        lo_after = Fraction(sum(phase[vm][1] for vm in lo), len(lo))
         hi_after = phase["hi"][1]
         claims = [
             Claim("At first the LO VMs use 25% of the CPU each", "25% each",

@@ -21,14 +21,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from akita.model import Host
+import attrs
 
-from .experiment import Claim, Experiment, Outcome, example_host, run_policy
+from .experiment import Claim, Experiment, Outcome, run_policy
 from .plotting import plt, save
 
 __all__ = ["Fig8"]
 
-S = 1_000_000_000
 POLICIES = ("akita", "credit", "cfs")
 COUNTS = (5, 8, 12, 16, 20, 24)
 
@@ -38,10 +37,11 @@ class Fig8(Experiment):
     title = "Fig. 8 and 9: RPC (HI) tail latency and idle cores beside 5-24 lookbusy VMs, 7 pCPUs"
     source = "Akita paper, Section 5, Fig. 8 and Fig. 9"
     host_file = "fig8.toml"
+    seconds = (2, 10)
 
     def run(self, out: Path, *, quick: bool = False, progress=None) -> Outcome:
-        duration = (2 if quick else 10) * S
-        full = example_host(self.host_file)
+        duration = self.duration(quick)
+        full = self.host()
         rpc = [vm for vm in full.vms if vm.name == "rpc"]
         busy = [vm for vm in full.vms if vm.name != "rpc"]
         tail: dict[str, dict[int, dict[str, int]]] = {p: {} for p in POLICIES}
@@ -49,7 +49,7 @@ class Fig8(Experiment):
         busy_idle: dict[str, dict[int, float]] = {p: {} for p in POLICIES}
         for policy in POLICIES:
             for n in COUNTS:
-                host = Host(full.pcpus, rpc + busy[:n], test=full.test, options=full.options)
+                host = attrs.evolve(full, vms=rpc + busy[:n])
                 doc = run_policy(host, policy, duration)
                 tail[policy][n] = doc["vms"]["rpc"]["rtt_ns"]
                 idle[policy][n] = sum(c["idle_ns"] == duration for c in doc["pcpus"])

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Callable
+
 from akita.model import ModelError
 
-from .experiment import Experiment
+from .experiment import Experiment, Outcome
 from .fig4 import Fig4
 from .fig5 import Fig5
 from .fig6 import Fig6
@@ -12,7 +15,7 @@ from .fig7 import Fig7
 from .fig8 import Fig8
 from .thread import THREAD_EXPERIMENTS
 
-__all__ = ["EXPERIMENTS", "experiment_named"]
+__all__ = ["EXPERIMENTS", "experiment_named", "reproduce"]
 
 #: name -> experiment.
 EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in (Fig4(), Fig5(), Fig6(), Fig7(), Fig8(), *THREAD_EXPERIMENTS)}
@@ -23,3 +26,23 @@ def experiment_named(name: str) -> Experiment:
     if name not in EXPERIMENTS:
         raise ModelError("NAME", name, f"one of {', '.join(EXPERIMENTS)} or all")
     return EXPERIMENTS[name]
+
+
+def reproduce(name: str, out: str | Path, *, quick: bool = False,
+              on_start: Callable[[Experiment], None] | None = None) -> list[Outcome]:
+    """Run experiment *name* (or ``"all"``), write each one's files into *out*, return the outcomes.
+
+    What ``akita reproduce`` does, for a script: each outcome carries its table,
+    its claims beside the source's figures, and its verdicts.  *on_start* is
+    called with each experiment before it runs (the command line prints it).
+    """
+    chosen = list(EXPERIMENTS.values()) if name == "all" else [experiment_named(name)]
+    folder = Path(out)
+    outcomes = []
+    for experiment in chosen:
+        if on_start is not None:
+            on_start(experiment)
+        outcome = experiment.run(folder, quick=quick)
+        outcome.write(folder)
+        outcomes.append(outcome)
+    return outcomes

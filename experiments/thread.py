@@ -23,12 +23,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .experiment import Claim, Experiment, Outcome, example_host, run_policy
+from .experiment import Claim, Experiment, Outcome, run_policy
 from .plotting import figure, save
 
 __all__ = ["ThreadExperiment", "THREAD_EXPERIMENTS"]
 
-S = 1_000_000_000
 POLICIES = ("credit", "bcredit")
 NO_DOM0 = ("in the model a ping guest uses almost no CPU, so it is UNDER when a ping "
            "arrives, credit BOOSTs it and it preempts at once (within the 1 ms rate "
@@ -55,6 +54,7 @@ class ThreadExperiment(Experiment):
     """One of ex3, ex5, ex7, ex8."""
 
     source = "Xen-devel thread on the boost-credit patch, results mail"
+    seconds = (10, 60)
 
     def __init__(self, ex: str) -> None:
         self.ex = ex
@@ -64,8 +64,8 @@ class ThreadExperiment(Experiment):
         self.host_file = f"thread-{ex}.toml"
 
     def run(self, out: Path, *, quick: bool = False, progress=None) -> Outcome:
-        duration = (10 if quick else 60) * S
-        host = example_host(self.host_file)
+        duration = self.duration(quick)
+        host = self.host()
         runs = {p: run_policy(host, p, duration)["vms"] for p in POLICIES}
         ping = {p: runs[p]["ping"]["rtt_ns"] for p in POLICIES}
         burn = {p: [m["cpu_share"] for vm, m in runs[p].items() if vm.startswith("burn")]

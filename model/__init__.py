@@ -17,6 +17,7 @@ from .host_file import dumps_host, host_json, load_host, loads_host, parse_fract
 from .options import HI_MODE_DEADLINES, SchedulerOptions
 from .presets import PRESETS, Preset
 from .rm import rm_ll_test, rm_order, rm_rta_test
+from .scan_fit import scan_fit
 from .utilization import UtilizationSums
 from .verdict import SchedulabilityVerdict
 from .share import DEFAULT_WEIGHT, Share
@@ -59,6 +60,7 @@ __all__ = [
     "rm_order",
     "rm_rta_test",
     "first_fit",
+    "scan_fit",
     "format_duration",
     "load_host",
     "loads_host",

@@ -54,8 +54,8 @@ def amc_response_times(vcpu: VCPU, higher: Iterable[VCPU]) -> tuple[int, int | N
     if not vm.is_hi or r_lo > t:
         return r_lo, None
     lo_part = sum(ceil_div(r_lo, h.vm.period) * h.vm.c_opt for h in higher if not h.vm.is_hi)
-    hi_part = ((h.vm.c_pes, h.vm.period) for h in higher if h.vm.is_hi)
-    return r_lo, response_time(vm.c_pes + lo_part, hi_part, t, start=r_lo)
+    hi_part = ((h.vm.c_max, h.vm.period) for h in higher if h.vm.is_hi)
+    return r_lo, response_time(vm.c_max + lo_part, hi_part, t, start=r_lo)
 
 
 def _misses(vcpu: VCPU, higher: Iterable[VCPU]) -> tuple[str, int] | None:

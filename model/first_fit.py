@@ -34,7 +34,7 @@ from .utilization import UtilizationSums
 from .verdict import SchedulabilityVerdict
 from .vm import VCPU, VM
 
-__all__ = ["VMPlacement", "PCPULoad", "Placement", "FirstFit", "first_fit"]
+__all__ = ["VMPlacement", "PCPULoad", "Placement", "FirstFit", "first_fit", "rejection_reason"]
 
 #: Where this module implements each rule (read by the traceability table,
 #: docs/traceability.rst; tests/test_traceability.py checks every name).
@@ -121,7 +121,7 @@ class FirstFit:
             if index is None:
                 for where, before in reversed(placed):
                     self._set(where, before)
-                result = VMPlacement(vm, (), self._rejection(vcpu))
+                result = VMPlacement(vm, (), rejection_reason(vcpu, self._test_name, len(self._sums)))
                 self._results.append(result)
                 return result
             placed.append((index, self._sums[index]))
@@ -156,14 +156,16 @@ class FirstFit:
         capacity = self._test.capacity(sums)
         self._tree.set(index, capacity.lo, capacity.hi)
 
-    def _rejection(self, vcpu: VCPU) -> str:
-        vm = vcpu.vm
-        load = f"C_opt/T = {vm.u_opt}" + (f", C_pes/T = {vm.u_pes}" if vm.is_hi else "")
-        given_back = f"; its {vcpu.index} placed vCPU(s) were taken back" if vcpu.index else ""
-        return (
-            f"vCPU {vcpu.name} ({vm.criticality}, {load}) passes the {self._test_name} test "
-            f"on none of the {len(self._sums)} pCPUs{given_back}"
-        )
+
+def rejection_reason(vcpu: VCPU, test_name: str, pcpus: int) -> str:
+    """Why a VM was rejected: its vCPU *vcpu* passes *test_name* on none of *pcpus* pCPUs."""
+    vm = vcpu.vm
+    load = f"C_opt/T = {vm.u_opt}" + (f", C_pes/T = {vm.u_pes}" if vm.is_hi else "")
+    given_back = f"; its {vcpu.index} placed vCPU(s) were taken back" if vcpu.index else ""
+    return (
+        f"vCPU {vcpu.name} ({vm.criticality}, {load}) passes the {test_name} test "
+        f"on none of the {pcpus} pCPUs{given_back}"
+    )
 
 
 def first_fit(host: Host, vms: Iterable[VM] | None = None) -> Placement:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 import attrs
 
@@ -70,6 +70,10 @@ def check_trace_vcpu(value: object, *, field: str) -> tuple[str, int]:
     return match.group(1), int(match.group(2))
 
 
+def _vm_tuple(vms: Iterable[VM]) -> tuple[VM, ...]:
+    return tuple(vms)
+
+
 def _trace_pairs(value: object) -> tuple[tuple[str, str], ...]:
     """A trace map as pairs sorted by key, from a mapping or from pairs."""
     expected = "a table from pids or comms to vCPU names 'VM/i'"
@@ -105,7 +109,7 @@ class Host:
     """
 
     pcpus: int
-    vms: tuple[VM, ...] = attrs.field(default=(), converter=tuple)
+    vms: tuple[VM, ...] = attrs.field(default=(), converter=_vm_tuple)
     test: str = DEFAULT_TEST
     options: SchedulerOptions = SchedulerOptions()
     trace_map: tuple[tuple[str, str], ...] = attrs.field(default=(), converter=_trace_pairs)

@@ -56,8 +56,7 @@ def braced(text: object) -> str:
 
 def fp_budget(vcpu: VCPU) -> int:
     """The cost of a vCPU in the criticality-unaware reading: ``C_pes`` if HI, else ``C_opt``."""
-    vm = vcpu.vm
-    return vm.c_pes if vm.is_hi else vm.c_opt
+    return vcpu.vm.c_max
 
 
 def rm_order(vcpus: Iterable[VCPU]) -> tuple[VCPU, ...]:

@@ -29,7 +29,11 @@ __all__ = ["UtilizationSums"]
 _ZERO = Fraction(0)
 
 
-def _chain_default(self) -> tuple | None:
+#: The vCPUs summed, as a chain ``(last, rest)`` ending in ``()``.
+_Chain = tuple[()] | tuple[VCPU, "_Chain"]
+
+
+def _chain_default(self: "UtilizationSums") -> _Chain | None:
     """Zero sums are the empty set; sums given as bare numbers hold unknown vCPUs."""
     return () if not (self.lo_lo or self.hi_lo or self.hi_hi) else None
 
@@ -42,7 +46,7 @@ class UtilizationSums:
     hi_lo: Fraction = _ZERO
     hi_hi: Fraction = _ZERO
     #: The vCPUs as a chain ``(last, rest)`` ending in ``()``; ``None`` if unknown.
-    _chain: tuple | None = attrs.field(
+    _chain: _Chain | None = attrs.field(
         default=attrs.Factory(_chain_default, takes_self=True), eq=False, repr=False
     )
 
@@ -65,12 +69,12 @@ class UtilizationSums:
     def minus(self, vcpu: VCPU) -> "UtilizationSums":
         """The sums with *vcpu* removed (it must have been added)."""
         vm = vcpu.vm
-        chain = None
-        if self._chain is not None:
-            kept = list(self.vcpus)
-            del kept[len(kept) - 1 - kept[::-1].index(vcpu)]
+        chain: _Chain | None = None
+        kept = self.vcpus
+        if kept is not None:
+            drop = len(kept) - 1 - kept[::-1].index(vcpu)
             chain = ()
-            for each in kept:
+            for each in kept[:drop] + kept[drop + 1:]:
                 chain = (each, chain)
         if vm.is_hi:
             return UtilizationSums(self.lo_lo, self.hi_lo - vm.u_opt, self.hi_hi - vm.u_pes, chain)
@@ -82,7 +86,7 @@ class UtilizationSums:
         chain, out = self._chain, []
         if chain is None:
             return None
-        while chain:
+        while len(chain) == 2:
             out.append(chain[0])
             chain = chain[1]
         return tuple(reversed(out))

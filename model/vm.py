@@ -118,6 +118,11 @@ class VM:
         """``C_pes / T`` of one HI vCPU (``0`` for a LO VM: it has no HI-mode demand)."""
         return Fraction(self.c_pes, self.period) if self.c_pes is not None else Fraction(0)
 
+    @property
+    def c_max(self) -> int:
+        """The most a vCPU may ask for in a period: ``C_pes`` if HI, ``C_opt`` if LO."""
+        return self.c_pes if self.c_pes is not None else self.c_opt
+
     def vcpu(self, index: int) -> "VCPU":
         """The vCPU ``name/index``."""
         return VCPU(self, index)

@@ -1,10 +1,23 @@
-"""Test settings: a fixed Hypothesis profile so that CI runs are reproducible."""
+"""Test settings: the Hypothesis profile, chosen by an environment variable.
+
+``AKITA_HYPOTHESIS_PROFILE`` names it: ``ci`` (thorough: 300 examples per
+property) or ``dev`` (fast: 30).  Unset, it is ``ci`` where the ``CI``
+variable is set (``.ci/run`` sets both) and ``dev`` elsewhere.  Both are
+derandomized, so a run is reproducible whatever the machine.
+"""
+
+import os
 
 from hypothesis import HealthCheck, settings
 
+_QUIET = [HealthCheck.too_slow]
+
 settings.register_profile(
-    "ci", max_examples=300, derandomize=True, deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
+    "ci", max_examples=300, derandomize=True, deadline=None, suppress_health_check=_QUIET,
 )
-settings.register_profile("dev", max_examples=100, deadline=None)
-settings.load_profile("ci")
+settings.register_profile(
+    "dev", max_examples=30, derandomize=True, deadline=None, suppress_health_check=_QUIET,
+)
+settings.load_profile(
+    os.environ.get("AKITA_HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
+)

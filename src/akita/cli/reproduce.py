@@ -27,18 +27,16 @@ def reproduce(name: str, out_dir: str, quick: bool, as_json: bool) -> int:
     ours and a verdict. Exit status 0 when the runs completed (a claim the
     model does not reproduce is a finding, not an error), 2 on bad input.
     """
-    from akita.experiments import EXPERIMENTS, experiment_named
-
-    chosen = list(EXPERIMENTS.values()) if name == "all" else [experiment_named(name)]
+    try:
+        from akita.experiments import reproduce as run_experiments
+    except ImportError as error:  # matplotlib is the ``plots`` extra
+        raise click.UsageError(f"akita reproduce draws its plots with matplotlib ({error}); "
+                               "install it with: pip install 'akita-sched[plots]'") from None
     out = Path(out_dir)
     console = Console(stderr=True) if sys.stderr.isatty() else None
-    outcomes = []
-    for experiment in chosen:
-        if console is not None:
-            console.print(f"running {experiment.name}: {experiment.title}")
-        outcome = experiment.run(out, quick=quick)
-        outcome.write(out)
-        outcomes.append(outcome)
+    announce = None if console is None else (
+        lambda e: console.print(f"running {e.name}: {e.title}"))
+    outcomes = run_experiments(name, out, quick=quick, on_start=announce)
     if as_json:
         click.echo(json.dumps({"out": str(out), "quick": quick,
                                "experiments": [o.as_json() for o in outcomes]}))
