@@ -15,33 +15,26 @@ import argparse
 import random
 import time
 
-from akita.model import VM, Criticality, Host, first_fit
-from akita.model.smt.pcpu import tick_pcpu
+from akita.model.smt.pcpu import TickPCPU
 from akita.proofs.hi_guarantee import check_hi_guarantee
+from akita.proofs.pcpus import random_pcpu
 
-MS = 1_000_000
 PERIODS = (10, 12, 15, 16, 20, 24, 30, 40, 48, 60, 80, 120, 240)
 
 
-def draw_pcpu(rng: random.Random, n: int, limit: int):
+def budgets(rng: random.Random, period: int, hi: bool, n: int) -> tuple[int, int | None]:
+    """HI: ``C_opt`` up to ``T/2n``, ``C_pes`` up to ``3T/4``; LO: ``C_opt`` in ``T/2n..2T/n``."""
+    if hi:
+        c_opt = rng.randint(1, max(1, period // (2 * n)))
+        return c_opt, rng.randint(c_opt, max(c_opt, period * 3 // 4))
+    return rng.randint(max(1, period // (2 * n)), max(1, period * 2 // n)), None
+
+
+def draw_pcpu(rng: random.Random, n: int, limit: int) -> TickPCPU:
+    """An admitted pCPU of *n* vCPUs with x < 1 and a hyperperiod in ``(limit/2, limit]``."""
     while True:
-        vms = []
-        for i in range(n):
-            period = rng.choice([p for p in PERIODS if p <= limit])
-            hi = i < max(1, n // 2)
-            if hi:
-                c_opt = rng.randint(1, max(1, period // (2 * n)))
-                c_pes = rng.randint(c_opt, max(c_opt, period * 3 // 4))
-            else:
-                c_opt, c_pes = rng.randint(max(1, period // (2 * n)), max(1, period * 2 // n)), None
-            vms.append(VM(f"v{i}", Criticality.HI if hi else Criticality.LO, period * MS,
-                          c_opt * MS, None if c_pes is None else c_pes * MS))
-        host = Host(1, vms)
-        placement = first_fit(host)
-        if not placement.admitted:
-            continue
-        pcpu = tick_pcpu(host, placement, 0)
-        if limit // 2 < pcpu.hyperperiod() <= limit and pcpu.x < 1:
+        pcpu = random_pcpu(rng, n, [p for p in PERIODS if p <= limit], budgets)
+        if pcpu is not None and limit // 2 < pcpu.hyperperiod() <= limit and pcpu.x < 1:
             return pcpu
 
 

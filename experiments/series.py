@@ -2,13 +2,16 @@
 
 A pCPU runs the vCPU of its last ``dispatch`` until its next ``dispatch``
 or ``idle`` (:doc:`/trace-format`); summing those spans into windows of
-``window`` ns gives each VM's share of one pCPU per window, exactly.
+``window`` ns gives each VM's share of one pCPU per window, exactly.  The
+trace is read as a stream by :func:`akita.reference.trace.open_trace`, so a
+malformed line is refused with its file, line and field.
 """
 
 from __future__ import annotations
 
-import json
 from fractions import Fraction
+
+from akita.reference.trace import count, field, located, open_trace
 
 __all__ = ["shares_over_time"]
 
@@ -30,14 +33,15 @@ def shares_over_time(trace_path: str, window: int, duration: int) -> dict[str, l
             slots[w] += end - since
             since = end
 
-    with open(trace_path, encoding="utf-8") as trace:
-        next(trace)
-        for line in trace:
-            event = json.loads(line)
-            if event["event"] in ("dispatch", "idle"):
-                account(event["cpu"], event["t"])
-                if event["event"] == "dispatch":
-                    running[event["cpu"]] = (event["vcpu"].split("/")[0], event["t"])
+    with open_trace(trace_path) as (_, events):
+        for event in events:
+            kind = event.get("event")
+            if kind in ("dispatch", "idle"):
+                where = located(trace_path, event)
+                cpu, t = count(event, "cpu", where), count(event, "t", where)
+                account(cpu, t)
+                if kind == "dispatch":
+                    running[cpu] = (field(event, "vcpu", where).split("/")[0], t)
     for cpu in list(running):
         account(cpu, duration)
     return {vm: [Fraction(ns, window) for ns in slots] for vm, slots in sorted(busy.items())}

@@ -27,7 +27,7 @@ from .verdict import Capacity, SchedulabilityVerdict
 __all__ = ["edf_vd_test", "edf_vd_capacity"]
 
 #: Where this module implements each rule (read by the traceability table,
-#: docs/traceability.rst; tests/test_traceability.py checks every name).
+#: docs/traceability.rst; tests/docs/test_traceability.py checks every name).
 __rules__ = {
     "R11": ("edf_vd_test",),
 }

@@ -37,7 +37,7 @@ from .vm import VCPU, VM
 __all__ = ["VMPlacement", "PCPULoad", "Placement", "FirstFit", "first_fit", "rejection_reason"]
 
 #: Where this module implements each rule (read by the traceability table,
-#: docs/traceability.rst; tests/test_traceability.py checks every name).
+#: docs/traceability.rst; tests/docs/test_traceability.py checks every name).
 __rules__ = {
     "R12": ("FirstFit", "first_fit"),
 }

@@ -34,7 +34,7 @@ from __future__ import annotations
 import os
 import tomllib
 from fractions import Fraction
-from typing import Any
+from typing import Any, Callable
 
 import attrs
 import tomli_w
@@ -44,7 +44,7 @@ from .criticality import Criticality
 from .duration import format_duration, parse_duration
 from .errors import HostFileError, ModelError
 from .host import Host, trace_map_field
-from .options import SchedulerOptions
+from .options import SchedulerOptions, is_duration
 from .presets import PRESETS
 from .share import Share
 from .vm import VM
@@ -53,10 +53,9 @@ from .workload import Workload
 __all__ = ["load_host", "loads_host", "dumps_host", "host_json", "parse_fraction"]
 
 _TOP_KEYS = ("host", "vm", "trace_map")
-_OPTION_KEYS = (
-    "initial_temperature", "hi_mode_deadline", "wake_preempts", "lo_in_hi_mode",
-    "context_switch_cost",
-)
+#: The scheduler options, in the order of the fields of :class:`~.options.SchedulerOptions`.
+_OPTIONS = attrs.fields(SchedulerOptions)
+_OPTION_KEYS = tuple(option.name for option in _OPTIONS)
 _HOST_KEYS = ("pcpus", "test") + _OPTION_KEYS
 _SHARE_KEYS = ("weight", "cap", "nice", "pin")
 _VM_KEYS = ("name", "type", "vcpus", "criticality", "period", "c_opt", "c_pes", "workload") \
@@ -114,14 +113,7 @@ def loads_host(text: str, *, path: str = "<string>", base: str | None = None) ->
 def dumps_host(host: Host) -> str:
     """Write *host* as a host file; ``loads_host(dumps_host(h)) == h``."""
     section: dict[str, Any] = {"pcpus": host.pcpus, "test": host.test}
-    options = host.options
-    section.update(
-        initial_temperature=options.initial_temperature,
-        hi_mode_deadline=options.hi_mode_deadline,
-        wake_preempts=options.wake_preempts,
-        lo_in_hi_mode=options.lo_in_hi_mode,
-        context_switch_cost=format_duration(options.context_switch_cost),
-    )
+    section.update(_option_table(host.options, durations=format_duration))
     document: dict[str, Any] = {"host": section}
     vms = []
     for vm in host.vms:
@@ -158,17 +150,10 @@ def host_json(host: Host) -> dict[str, Any]:
     ``"trace_map"`` object only when the host has a non-empty trace map, so
     that the header of a host without one is unchanged.
     """
-    options = host.options
     result: dict[str, Any] = {
         "pcpus": host.pcpus,
         "test": host.test,
-        "options": {
-            "initial_temperature": options.initial_temperature,
-            "hi_mode_deadline": options.hi_mode_deadline,
-            "wake_preempts": options.wake_preempts,
-            "lo_in_hi_mode": options.lo_in_hi_mode,
-            "context_switch_cost": options.context_switch_cost,
-        },
+        "options": _option_table(host.options),
         "vms": [
             {
                 "name": vm.name,
@@ -190,6 +175,20 @@ def host_json(host: Host) -> dict[str, Any]:
     if host.trace_map:
         result["trace_map"] = dict(host.trace_map)
     return result
+
+
+def _option_table(options: SchedulerOptions,
+                  durations: Callable[[int], str] | None = None) -> dict[str, Any]:
+    """Every option, by its key, in field order; a duration rendered by *durations*, if given.
+
+    The host file writes a duration with a unit (``format_duration``); JSON
+    keeps integer ns.
+    """
+    table: dict[str, Any] = {}
+    for option in _OPTIONS:
+        value = getattr(options, option.name)
+        table[option.name] = durations(value) if durations and is_duration(option) else value
+    return table
 
 
 def _share_table(share: Share) -> dict[str, Any]:
@@ -259,11 +258,12 @@ def _workload(table: object, vm: str, base: str) -> Workload:
 
 
 def _options(section: dict) -> SchedulerOptions:
-    fields: dict[str, Any] = {key: section[key] for key in _OPTION_KEYS if key in section}
-    if "context_switch_cost" in fields:
-        fields["context_switch_cost"] = parse_duration(
-            fields["context_switch_cost"], field="host.context_switch_cost"
-        )
+    fields: dict[str, Any] = {}
+    for option in _OPTIONS:
+        if option.name in section:
+            value = section[option.name]
+            fields[option.name] = (parse_duration(value, field=f"host.{option.name}")
+                                   if is_duration(option) else value)
     return SchedulerOptions(**fields)
 
 

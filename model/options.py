@@ -2,18 +2,27 @@
 
 Each option is a decision where the Akita paper is silent or contested
 (``docs/decisions.rst`` gives the reasons); the defaults are the decisions
-we take, and a host file may choose otherwise under ``[host]``.
+we take, and a host file may choose otherwise under ``[host]``.  The
+host file's keys are the fields of :class:`SchedulerOptions`, in their
+order; a field marked :data:`DURATION` is written with a unit there
+(:mod:`akita.model.host_file`).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import attrs
 
 from .errors import ModelError
 
-__all__ = ["SchedulerOptions", "HI_MODE_DEADLINES"]
+__all__ = ["SchedulerOptions", "HI_MODE_DEADLINES", "DURATION", "is_duration"]
 
 HI_MODE_DEADLINES = ("actual", "virtual")
+
+#: The field metadata key that marks an option as a duration: integer ns in
+#: the model and in JSON, a duration with a unit (``"5us"``) in a host file.
+DURATION = "duration"
 
 
 @attrs.frozen
@@ -40,7 +49,7 @@ class SchedulerOptions:
     hi_mode_deadline: str = "actual"
     wake_preempts: bool = True
     lo_in_hi_mode: bool = True
-    context_switch_cost: int = 0
+    context_switch_cost: int = attrs.field(default=0, metadata={DURATION: True})
 
     def __attrs_post_init__(self) -> None:
         t = self.initial_temperature
@@ -54,3 +63,8 @@ class SchedulerOptions:
         cost = self.context_switch_cost
         if not isinstance(cost, int) or isinstance(cost, bool) or cost < 0:
             raise ModelError("host.context_switch_cost", cost, "a duration >= 0")
+
+
+def is_duration(option: attrs.Attribute[Any]) -> bool:
+    """Whether *option*, a field of :class:`SchedulerOptions`, is a duration (:data:`DURATION`)."""
+    return bool(option.metadata.get(DURATION, False))

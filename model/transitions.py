@@ -5,7 +5,7 @@ once, as data: a :class:`Table` of :class:`Transition` records, each naming
 its source and target state, the event and guard that take it (in words)
 and the rule (R1-R13) that makes it happen.  The specification draws its
 state graphs from these tables at build time (``docs/_ext/state_graphs.py``),
-and ``tests/test_transitions.py`` replays traces of the reference ``akita``
+and ``tests/reference/test_transitions.py`` replays traces of the reference ``akita``
 policy against them, so that the tables, the pictures and the simulator
 cannot drift apart.  A table lists the transitions a trace can show; an
 event that a table does not name leaves the state as it is.

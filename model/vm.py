@@ -24,7 +24,7 @@ from .workload import Workload
 __all__ = ["VM", "VCPU"]
 
 #: Where this module implements each rule (read by the traceability table,
-#: docs/traceability.rst; tests/test_traceability.py checks every name).
+#: docs/traceability.rst; tests/docs/test_traceability.py checks every name).
 __rules__ = {
     "R1": ("VM", "VCPU"),
 }

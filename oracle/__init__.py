@@ -6,7 +6,9 @@ its rule id; :func:`conform` runs it over a whole trace; :func:`read_jsonl`
 and :func:`read_ftrace` read the two trace formats it takes.
 """
 
-from .errors import TraceError
+from akita.reference.trace import TraceError
+
+from .files import FTRACE_REPORTS, conform_file, conform_stream
 from .ftrace import read_ftrace
 from .jsonl import read_jsonl
 from .oracle import DECISIONS, INPUTS, Oracle
@@ -14,6 +16,7 @@ from .report import CONFORMANT, VIOLATIONS, ConformanceReport, conform
 from .violation import RULE_TITLES, Violation
 
 __all__ = [
-    "Oracle", "Violation", "ConformanceReport", "conform", "read_jsonl", "read_ftrace",
+    "Oracle", "Violation", "ConformanceReport", "conform", "conform_file", "conform_stream", "read_jsonl",
+    "read_ftrace", "FTRACE_REPORTS",
     "TraceError", "DECISIONS", "INPUTS", "RULE_TITLES", "CONFORMANT", "VIOLATIONS",
 ]

@@ -105,8 +105,7 @@ from collections.abc import Iterable, Iterator, Mapping
 
 from akita.model.errors import ModelError
 from akita.model.host import check_trace_key, check_trace_vcpu
-
-from .errors import TraceError
+from akita.reference.trace import TraceError
 
 __all__ = ["FtraceError", "read_ftrace", "parse_seconds"]
 
@@ -148,7 +147,7 @@ _EXPECTED["sched_wakeup_new"] = _EXPECTED["sched_wakeup"]
 class FtraceError(TraceError):
     """A kernel trace cannot be read as the oracle needs it.
 
-    A :class:`~akita.oracle.errors.TraceError` (so a
+    A :class:`~akita.reference.trace.TraceError` (so a
     :class:`~akita.model.errors.ModelError`), located as the JSON Lines
     reader locates its errors: its ``path`` is ``"FILE:LINE"``, and the
     message reads ``trace.txt:12: field 'sched_switch': expected ..., got

@@ -17,13 +17,12 @@ from collections import Counter
 from typing import Callable, Iterable
 
 import attrs
-
 from akita.model import Host, first_fit
 from akita.reference.mutants import MUTANTS, Mutant, simulate_mutant
-from akita.reference.policies import POLICIES
+from akita.reference.policies import AkitaPolicy
 from akita.reference.simulator import Simulator
+from akita.reference.trace import read_trace
 
-from .jsonl import read_jsonl
 from .oracle import DECISIONS
 from .report import ConformanceReport, conform
 
@@ -74,18 +73,17 @@ class MutationReport:
 
 def strip(lines: list[str], reports: frozenset[str]) -> list[str]:
     """A JSONL trace without the decision kinds an implementation does not report."""
-    import json
-
     dropped = DECISIONS - reports
     if not dropped:
         return lines
-    return [lines[0]] + [line for line in lines[1:] if json.loads(line)["event"] not in dropped]
+    _, events = read_trace(lines)
+    return [lines[0]] + [lines[e["line"] - 1] for e in events if e["event"] not in dropped]
 
 
 def _trace(host: Host, seed: int, duration: int, mutant: Mutant | None) -> list[str]:
     out = io.StringIO()
     if mutant is None:
-        Simulator(host, first_fit(host), POLICIES["akita"](), duration=duration, seed=seed,
+        Simulator(host, first_fit(host), AkitaPolicy(), duration=duration, seed=seed,
                   trace=out).run()
     else:
         simulate_mutant(host, mutant, duration=duration, seed=seed, trace=out)
@@ -93,7 +91,7 @@ def _trace(host: Host, seed: int, duration: int, mutant: Mutant | None) -> list[
 
 
 def _check(host: Host, lines: list[str], ties: str, reports: frozenset[str]) -> ConformanceReport:
-    header, events = read_jsonl(strip(lines, reports))
+    header, events = read_trace(strip(lines, reports))
     return conform(host, events, end=header["duration_ns"], ties=ties, reports=reports, keep=1000)
 
 

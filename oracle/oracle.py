@@ -42,8 +42,8 @@ from fractions import Fraction
 from typing import Any, Iterable
 
 from akita.model import Host, first_fit
+from akita.reference.trace import TraceError
 
-from .errors import TraceError
 from .findings import Finding, dispatch_finding, mode_finding, ns, temperature_finding
 from .shadow import ShadowCPU, ShadowVCPU, allowed
 from .validation import DECISIONS, INPUTS, validate
@@ -51,9 +51,25 @@ from .violation import Violation
 
 __all__ = ["Oracle", "DECISIONS", "INPUTS", "POLICIES"]  # event kinds from .validation
 
+#: Where the oracle checks each rule (read by the traceability table,
+#: docs/traceability.rst; tests/docs/test_traceability.py checks every name).
+__rules__ = {
+    "R2": ("Oracle._release_due", "Oracle._decision"),
+    "R3": ("Oracle._charge", "Oracle._exhausted"),
+    "R4": ("Oracle._settle",),
+    "R5": ("Oracle._ask", "Oracle._check_mode", "Oracle._check_temperature"),
+    "R6": ("Oracle._settle",),
+    "R7": ("Oracle._settle",),
+    "R8": ("Oracle._check_temperature",),
+    "R9": ("Oracle._release_due", "Oracle._check_mode"),
+    "R10": ("Oracle._close_instant", "Oracle._settle"),
+    "R12": ("Oracle._vcpu",),
+}
+
 #: The rule sets the oracle checks: Akita's, or plain EDF over the same
 #: periodic servers (the ``edf`` policy: ``x = 1``, no modes, no temperatures).
 POLICIES = ("akita", "edf")
+
 
 class Oracle:
     """Check a stream of trace events against the Akita rules on *host*.
@@ -121,7 +137,7 @@ class Oracle:
         for timers in self._timers:
             heapq.heapify(timers)
         self._names = frozenset(self.vcpus) | frozenset(self.rejected)
-        self._open: list[dict[str, _Obligation]] = [{} for _ in self.cpus]
+        self._open: list[dict[str, Finding]] = [{} for _ in self.cpus]
         self._ok = [True] * host.pcpus
         self._t = 0
         self._buffer: list[dict[str, Any]] = []
@@ -149,8 +165,8 @@ class Oracle:
         """
         if self._closed:
             raise TraceError("event", event, "no event after close()")
-        t = event.get("t")
         validate(event, len(self.cpus), self._names)
+        t: int = event["t"]
         if self._buffer and t != self._t:
             if t < self._t:
                 raise TraceError("t", t, f"a time >= {self._t} (events in time order)")

@@ -12,12 +12,11 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable
 
 import attrs
-
 from akita.model import Host, format_duration
+from akita.reference.trace import TraceError
 
-from .errors import TraceError
 from .oracle import DECISIONS, Oracle
-from .violation import RULE_TITLES, Violation
+from .violation import Violation
 
 __all__ = ["ConformanceReport", "conform", "CONFORMANT", "VIOLATIONS"]
 

@@ -29,6 +29,18 @@ from akita.model import VCPU
 
 __all__ = ["ShadowVCPU", "ShadowCPU", "allowed"]
 
+#: Where the oracle keeps each rule's account (read by the traceability
+#: table, docs/traceability.rst; tests/docs/test_traceability.py checks every name).
+__rules__ = {
+    "R2": ("ShadowVCPU.start_period",),
+    "R3": ("ShadowVCPU.run", "ShadowVCPU.due"),
+    "R4": ("allowed",),
+    "R5": ("ShadowVCPU.run",),
+    "R6": ("allowed",),
+    "R7": ("allowed",),
+    "R8": ("ShadowVCPU.start_period",),
+}
+
 
 class ShadowVCPU:
     """One vCPU as the rules see it."""
@@ -47,7 +59,7 @@ class ShadowVCPU:
         self.hi = vm.is_hi
         self.period = vm.period
         self.c_opt = vm.c_opt
-        self.full = vm.c_pes if vm.is_hi else vm.c_opt
+        self.full: int = vm.c_pes if vm.is_hi and vm.c_pes is not None else vm.c_opt
         self.x = x
         self.release = 0
         self.deadline = 0

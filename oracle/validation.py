@@ -4,7 +4,7 @@ Every event has an integer time ``t >= 0``, a pCPU index and a known kind;
 the events about a vCPU name one of the host's; a ``mode`` is ``"HI"`` or
 ``"LO"``; times, budgets and temperatures are integers ``>= 0``; a ``key``
 is an exact number of ns written ``"p"`` or ``"p/q"`` (:doc:`/trace-format`).
-A malformed event raises :class:`~akita.oracle.errors.TraceError`, which
+A malformed event raises :class:`~akita.reference.trace.TraceError`, which
 the readers locate at its line.
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .errors import TraceError
+from akita.reference.trace import TraceError
 
 __all__ = ["INPUTS", "DECISIONS", "validate"]
 

@@ -44,17 +44,18 @@ from akita.model.smt.packing import (
     realizable,
 )
 
-from .edf_vd_obligations import (
+from .obligation import Declarations
+from .support import (
+    MS,
     Budget,
+    Counterexample,
     describe_vms,
     realize,
     refute,
     sums_counterexample,
     utilizations,
-    verdict_of,
 )
-from .obligation import Obligation
-from .verdict import ProofVerdict
+from .verdict import PROVED, ProofVerdict
 
 __all__ = [
     "OBLIGATIONS",
@@ -69,10 +70,19 @@ __all__ = [
     "check_negative_control_unchecked_first_fit_vs_optimum",
 ]
 
-_MS = 1_000_000
-
 #: The first-fit choice is checked for 1 to this many pCPUs.
 MAX_PCPUS = 8
+
+declare = Declarations()
+
+_R11_R12 = ("R11", "R12")
+_R12 = ("R12",)
+_STEP = (
+    f"any number of single-vCPU VMs in any order (induction); choice on 1-{MAX_PCPUS} pCPUs; "
+    "one pCPU's step over real utilizations 0 < C_opt/T <= C_pes/T <= 1; "
+    "all-or-nothing per VM not modelled"
+)
+_HOSTS = "60 fixed hosts (seed 0): 6-10 single-vCPU VMs, Table 1 presets and random, T 10-100 ms"
 
 
 # --------------------------------------------------------------------------
@@ -93,6 +103,7 @@ def _smaller_sums(constraints: Constraints, realizable_sums: bool) -> tuple[Sums
     return larger, (smaller[0], smaller[1], smaller[2])
 
 
+@declare(scope="all real sums 0 <= U' <= U", rules=_R11_R12, timeout=30)
 def check_edf_vd_test_is_monotone(timeout: float) -> ProofVerdict:
     """The EDF-VD test is monotone: for all real 0 <= U1' <= U1, 0 <= U2' <= U2,
     0 <= U3' <= U3, if (U1, U2, U3) passes the test then (U1', U2', U3') does.
@@ -104,15 +115,17 @@ def check_edf_vd_test_is_monotone(timeout: float) -> ProofVerdict:
     larger, smaller = _smaller_sums(constraints, False)
     constraints.add("(U1', U2', U3') fails EDF-VD", z3.Not(schedulable(*smaller)))
 
-    def counterexample(model):
+    def counterexample(model: z3.ModelRef) -> Counterexample:
         found = sums_counterexample(model, larger)
         found["smaller"] = sums_counterexample(model, smaller)
         return found
 
-    status, evidence = refute(constraints, Budget(timeout), counterexample)
-    return verdict_of(status, evidence, "unsat: no sums 0 <= U' <= U with U passing and U' failing")
+    return refute(constraints, Budget(timeout), counterexample,
+                  proved="unsat: no sums 0 <= U' <= U with U passing and U' failing")
 
 
+@declare(scope="sums of task sets 0 <= U' <= U", rules=_R11_R12, timeout=30,
+         controls=("edf_vd_test_is_monotone",))
 def check_negative_control_x_never_grows(timeout: float) -> ProofVerdict:
     """Negative control (false): removing load from a pCPU that passes the
     EDF-VD test never makes x larger (for all sums of task sets
@@ -123,13 +136,13 @@ def check_negative_control_x_never_grows(timeout: float) -> ProofVerdict:
     larger, smaller = _smaller_sums(constraints, True)
     constraints.add("x(U1', U2', U3') > x(U1, U2, U3)", x_of(*smaller) > x_of(*larger))
 
-    def counterexample(model):
+    def counterexample(model: z3.ModelRef) -> Counterexample:
         found = sums_counterexample(model, larger, x=x_of(*larger))
         found["smaller"] = sums_counterexample(model, smaller, x=x_of(*smaller))
         return found
 
-    status, evidence = refute(constraints, Budget(timeout), counterexample)
-    return verdict_of(status, evidence, "unsat: no smaller sums with a larger x")
+    return refute(constraints, Budget(timeout), counterexample,
+                  proved="unsat: no smaller sums with a larger x")
 
 
 # --------------------------------------------------------------------------
@@ -137,7 +150,7 @@ def check_negative_control_x_never_grows(timeout: float) -> ProofVerdict:
 # --------------------------------------------------------------------------
 
 
-def _choice_lemma(budget: Budget) -> tuple[str, object]:
+def _choice_lemma(budget: Budget) -> ProofVerdict:
     """First fit's choice, for 1..MAX_PCPUS pCPUs: placed only where it fits, at most
     once, and rejected exactly when it fits nowhere."""
     for m in range(1, MAX_PCPUS + 1):
@@ -151,15 +164,15 @@ def _choice_lemma(budget: Budget) -> tuple[str, object]:
             rejected == z3.Not(z3.Or(*placed)),
         )
         constraints.add(f"first fit's choice on {m} pCPUs goes wrong", z3.Not(claim))
-        status, evidence = refute(  # propositional, with a cardinality constraint
-            constraints,
-            budget,
-            lambda model, fits=fits: {str(f): exact_value(model, f) for f in fits},
-            logic=None,
-        )
-        if status != "unsat":
-            return status, evidence
-    return "unsat", None
+
+        def counterexample(model: z3.ModelRef, fits: list[z3.BoolRef] = fits) -> Counterexample:
+            return {str(f): exact_value(model, f) for f in fits}
+
+        # propositional, with a cardinality constraint
+        verdict = refute(constraints, budget, counterexample, logic=None)
+        if verdict.verdict != PROVED:
+            return verdict
+    return ProofVerdict.proved()
 
 
 def _pcpu_before(constraints: Constraints, name: str = "pCPU") -> Sums:
@@ -170,6 +183,16 @@ def _pcpu_before(constraints: Constraints, name: str = "pCPU") -> Sums:
     return state
 
 
+def _query(*names: str) -> tuple[Constraints, Sums, tuple[SymbolicLoad, ...]]:
+    """A new query about one step: a pCPU that passes before it, and vCPUs *names* (R1)."""
+    constraints = Constraints()
+    before = _pcpu_before(constraints)
+    loads = tuple(SymbolicLoad(name) for name in names)
+    for load in loads:
+        load.constrain(constraints)
+    return constraints, before, loads
+
+
 def _values(model: z3.ModelRef, sums: Sums) -> tuple[Fraction, Fraction, Fraction] | None:
     try:
         u1, u2, u3 = (Fraction(exact_value(model, u)) for u in sums)
@@ -178,12 +201,12 @@ def _values(model: z3.ModelRef, sums: Sums) -> tuple[Fraction, Fraction, Fractio
     return u1, u2, u3
 
 
-def _pcpu_words(model: z3.ModelRef, sums: Sums, *, holds: bool = True) -> dict:
+def _pcpu_words(model: z3.ModelRef, sums: Sums, *, holds: bool = True) -> Counterexample:
     """A pCPU's sums, (with *holds*) vCPUs that have them, and the reference test's verdict."""
     values = _values(model, sums)
     if values is None:
         return {name: exact_value(model, u) for name, u in zip(("U1", "U2", "U3"), sums)}
-    found: dict = {name: str(v) for name, v in zip(("U1", "U2", "U3"), values)}
+    found: Counterexample = {name: str(v) for name, v in zip(("U1", "U2", "U3"), values)}
     if holds and any(values):
         found["holds (e.g.)"] = describe_vms(realize(*values))
     verdict = edf_vd_test(UtilizationSums(*values))
@@ -191,48 +214,56 @@ def _pcpu_words(model: z3.ModelRef, sums: Sums, *, holds: bool = True) -> dict:
     return found
 
 
+def _offer(constraints: Constraints, before: Sums, load: SymbolicLoad, *,
+           test: str = "it fits", fits: Fits = fits_with) -> tuple[z3.BoolRef, Sums]:
+    """First fit offers *load* to the pCPU *before*: whether it places it there (free,
+    but only if *fits* says so) and the pCPU's sums after the step."""
+    placed = z3.Bool(f"{load.name} placed on pCPU")
+    constraints.add(
+        f"first fit places {load.name} on the pCPU only if {test}",
+        z3.Implies(placed, fits(before, load.loads())),
+    )
+    return placed, place(before, load.loads(), placed)
+
+
+def _step_words(model: z3.ModelRef, before: Sums, loads: dict[str, SymbolicLoad], after: Sums,
+                more: dict[str, str] | None = None) -> Counterexample:
+    """One step of first fit in *model*: the pCPU before, the vCPUs, *more*, the pCPU after."""
+    return {"pCPU before": _pcpu_words(model, before),
+            **{what: load.describe(model) for what, load in loads.items()},
+            **(more or {}),
+            "pCPU after": _pcpu_words(model, after, holds=False)}
+
+
+def _induction(base: str, step: str) -> str:
+    """The reason of a proof by induction over the offers: *base*, the choice, one *step*."""
+    return (f"induction over the offered vCPUs: {base}first fit's choice is sound on "
+            f"1..{MAX_PCPUS} pCPUs; one step {step} (unsat)")
+
+
 def _placements_valid(budget: Budget, fits: Fits, test: str) -> ProofVerdict:
     if not evaluate(z3.And(realizable(EMPTY), schedulable(*EMPTY))):  # the base case
         return ProofVerdict.refuted({"pCPU": "empty"}, "an empty pCPU fails EDF-VD")
-    status, evidence = _choice_lemma(budget)
-    if status != "unsat":
-        return verdict_of(status, evidence, "")
-    constraints = Constraints()
-    before = _pcpu_before(constraints)
-    offered = SymbolicLoad("v")
-    offered.constrain(constraints)
-    placed = z3.Bool("v placed on pCPU")
-    constraints.add(
-        f"first fit places v on the pCPU only if {test}",
-        z3.Implies(placed, fits(before, offered.loads())),
-    )
-    after = place(before, offered.loads(), placed)
+    lemma = _choice_lemma(budget)
+    if lemma.verdict != PROVED:
+        return lemma
+    constraints, before, (offered,) = _query("v")
+    placed, after = _offer(constraints, before, offered, test=test, fits=fits)
     constraints.add(
         "the pCPU fails EDF-VD after the step",
         z3.Not(z3.And(realizable(after), schedulable(*after))),
     )
 
-    def counterexample(model):
-        return {
-            "pCPU before": _pcpu_words(model, before),
-            "offered vCPU v": offered.describe(model),
-            "first fit": (
-                "places v on the pCPU"
-                if z3.is_true(model.eval(placed, True))
-                else "passes the pCPU by"
-            ),
-            "pCPU after": _pcpu_words(model, after, holds=False),
-        }
+    def counterexample(model: z3.ModelRef) -> Counterexample:
+        placed_here = z3.is_true(model.eval(placed, True))
+        return _step_words(model, before, {"offered vCPU v": offered}, after, {
+            "first fit": "places v on the pCPU" if placed_here else "passes the pCPU by"})
 
-    status, evidence = refute(constraints, budget, counterexample)
-    return verdict_of(
-        status,
-        evidence,
-        f"induction over the offered vCPUs: the empty pCPU passes; first fit's choice is sound "
-        f"on 1..{MAX_PCPUS} pCPUs; one step keeps a passing pCPU passing (unsat)",
-    )
+    return refute(constraints, budget, counterexample,
+                  proved=_induction("the empty pCPU passes; ", "keeps a passing pCPU passing"))
 
 
+@declare(scope=_STEP, rules=_R12, timeout=60)
 def check_first_fit_placements_are_valid(timeout: float) -> ProofVerdict:
     """Every pCPU of a first-fit placement passes the EDF-VD test: when
     single-vCPU VMs are offered in any order, each placed on the lowest-indexed
@@ -249,6 +280,7 @@ def _fits_without(pcpu: Sums, load: Sums) -> z3.BoolRef:
     return schedulable(*pcpu)
 
 
+@declare(scope=_STEP, rules=_R12, timeout=60, controls=("first_fit_placements_are_valid",))
 def check_negative_control_first_fit_without_new_vcpu(timeout: float) -> ProofVerdict:
     """Negative control (false): first fit that tests each pCPU without the
     new vCPU added (it places the vCPU on the lowest-indexed pCPU that passes
@@ -263,6 +295,7 @@ def check_negative_control_first_fit_without_new_vcpu(timeout: float) -> ProofVe
 # --------------------------------------------------------------------------
 
 
+@declare(scope=_STEP, rules=_R12, timeout=60)
 def check_first_fit_rejection_is_final(timeout: float) -> ProofVerdict:
     """A vCPU that first fit rejects fits on no pCPU, then or later: when
     single-vCPU VMs are offered in any order, a rejected vCPU fails the
@@ -273,42 +306,26 @@ def check_first_fit_rejection_is_final(timeout: float) -> ProofVerdict:
     goes to a given pCPU, a rejected vCPU still does not fit there. (Akita
     paper, Section 3.6: a rejection means no pCPU could take the vCPU.)"""
     budget = Budget(timeout)
-    status, evidence = _choice_lemma(budget)
-    if status != "unsat":
-        return verdict_of(status, evidence, "")
-    constraints = Constraints()
-    before = _pcpu_before(constraints)
-    rejected, offered = SymbolicLoad("r"), SymbolicLoad("v")
-    rejected.constrain(constraints)
-    offered.constrain(constraints)
+    lemma = _choice_lemma(budget)
+    if lemma.verdict != PROVED:
+        return lemma
+    constraints, before, (rejected, offered) = _query("r", "v")
     constraints.add(
         "r does not fit the pCPU (it was rejected)", z3.Not(fits_with(before, rejected.loads()))
     )
-    placed = z3.Bool("v placed on pCPU")
-    constraints.add(
-        "first fit places v on the pCPU only if it fits",
-        z3.Implies(placed, fits_with(before, offered.loads())),
-    )
-    after = place(before, offered.loads(), placed)
+    _, after = _offer(constraints, before, offered)
     constraints.add("r fits the pCPU after the step", fits_with(after, rejected.loads()))
 
-    def counterexample(model):
-        return {
-            "pCPU before": _pcpu_words(model, before),
-            "rejected vCPU r": rejected.describe(model),
-            "offered vCPU v": offered.describe(model),
-            "pCPU after": _pcpu_words(model, after, holds=False),
-        }
+    def counterexample(model: z3.ModelRef) -> Counterexample:
+        loads = {"rejected vCPU r": rejected, "offered vCPU v": offered}
+        return _step_words(model, before, loads, after)
 
-    status, evidence = refute(constraints, budget, counterexample)
-    return verdict_of(
-        status,
-        evidence,
-        f"induction over the offered vCPUs: first fit's choice is sound on 1..{MAX_PCPUS} pCPUs; "
-        "one step never makes a rejected vCPU fit (unsat)",
-    )
+    return refute(constraints, budget, counterexample,
+                  proved=_induction("", "never makes a rejected vCPU fit"))
 
 
+@declare(scope="one pCPU, one VM of two vCPUs, real utilizations", rules=_R12, timeout=30,
+         controls=("first_fit_rejection_is_final",))
 def check_negative_control_rejection_final_with_rollback(timeout: float) -> ProofVerdict:
     """Negative control (false): with all-or-nothing admission of a VM with two
     vCPUs, vm/1 rejected after vm/0 was placed still fits on no pCPU once
@@ -317,37 +334,28 @@ def check_negative_control_rejection_final_with_rollback(timeout: float) -> Proo
     with the VM's earlier vCPUs in place, not after they are taken back.
     (Akita paper, Section 3.6; docs/decisions.rst, all-or-nothing admission, R12.)"""
     budget = Budget(timeout)
-    constraints = Constraints()
-    before = _pcpu_before(constraints)
-    first, second = SymbolicLoad("vm/0"), SymbolicLoad("vm/1")
-    first.constrain(constraints)
-    second.constrain(constraints)
+    constraints, before, (first, second) = _query("vm/0", "vm/1")
     constraints.add(
         "vm/0 and vm/1 are vCPUs of one VM (same parameters)",
         z3.And(
             first.is_hi == second.is_hi, first.u_opt == second.u_opt, first.u_pes == second.u_pes
         ),
     )
-    placed = z3.Bool("vm/0 placed on pCPU")
-    constraints.add(
-        "first fit places vm/0 on the pCPU only if it fits",
-        z3.Implies(placed, fits_with(before, first.loads())),
-    )
-    during = place(before, first.loads(), placed)
+    _, during = _offer(constraints, before, first)
     constraints.add(
         "vm/1 does not fit the pCPU (the VM is rejected)", z3.Not(fits_with(during, second.loads()))
     )
     constraints.add("vm/1 fits the pCPU once vm/0 is taken back", fits_with(before, second.loads()))
 
-    def counterexample(model):
+    def counterexample(model: z3.ModelRef) -> Counterexample:
         return {
             "pCPU before": _pcpu_words(model, before),
             "vm (both vCPUs)": first.describe(model),
             "pCPU with vm/0": _pcpu_words(model, during, holds=False),
         }
 
-    status, evidence = refute(constraints, budget, counterexample)
-    return verdict_of(status, evidence, "unsat: taking back vm/0 never makes room for vm/1")
+    return refute(constraints, budget, counterexample,
+                  proved="unsat: taking back vm/0 never makes room for vm/1")
 
 
 # --------------------------------------------------------------------------
@@ -388,9 +396,9 @@ def generated_hosts(count: int = 60) -> tuple[Host, ...]:
                 period = rng.choice(_PERIODS_MS)
                 c_opt = rng.randint(1, period * 3 // 5)
                 hi = rng.random() < 0.5
-                c_pes = rng.randint(c_opt, period) * _MS if hi else None
+                c_pes = rng.randint(c_opt, period) * MS if hi else None
                 criticality = Criticality.HI if hi else Criticality.LO
-                vms.append(VM(f"vm{i}", criticality, period * _MS, c_opt * _MS, c_pes))
+                vms.append(VM(f"vm{i}", criticality, period * MS, c_opt * MS, c_pes))
         hosts.append(Host(pcpus=n, vms=vms))
     return tuple(hosts)
 
@@ -444,7 +452,7 @@ def _vs_optimum(budget: Budget, picker: Picker, what: str) -> ProofVerdict:
             return ProofVerdict.unknown(f"timeout after {number} of {len(hosts)} hosts")
         vcpus = [vm.vcpu(0) for vm in host.vms]
         optimum = optimal_packing(vcpus, timeout=budget.left())
-        if optimum.status != "optimal":
+        if optimum.status != "optimal" or optimum.pcpus is None:
             return ProofVerdict.unknown(f"host {number}: {optimum.reason}")
         for j in set(optimum.assignment):  # the optimum, re-checked by the reference test
             on = [v for v, k in zip(vcpus, optimum.assignment) if k == j]
@@ -487,6 +495,7 @@ def _vs_optimum(budget: Budget, picker: Picker, what: str) -> ProofVerdict:
     )
 
 
+@declare(scope=_HOSTS, rules=_R12, timeout=120)
 def check_first_fit_vs_optimum(timeout: float) -> ProofVerdict:
     """First fit never beats the optimum, and how far it is from it: on 60
     fixed hosts of 6 to 10 single-vCPU VMs (Table 1 presets and random ones),
@@ -498,6 +507,7 @@ def check_first_fit_vs_optimum(timeout: float) -> ProofVerdict:
     return _vs_optimum(Budget(timeout), _first_fit, "first fit")
 
 
+@declare(scope=_HOSTS, rules=_R12, timeout=120, controls=("first_fit_vs_optimum",))
 def check_negative_control_unchecked_first_fit_vs_optimum(timeout: float) -> ProofVerdict:
     """Negative control (false): first fit that tests each pCPU without the
     new vCPU added uses at least the optimum number of pCPUs on the 60 hosts
@@ -506,61 +516,4 @@ def check_negative_control_unchecked_first_fit_vs_optimum(timeout: float) -> Pro
     return _vs_optimum(Budget(timeout), _unchecked_first_fit, "unchecked first fit")
 
 
-# --------------------------------------------------------------------------
-# The manifest entries
-# --------------------------------------------------------------------------
-
-_STEP = (
-    f"any number of single-vCPU VMs in any order (induction); choice on 1-{MAX_PCPUS} pCPUs; "
-    "one pCPU's step over real utilizations 0 < C_opt/T <= C_pes/T <= 1; "
-    "all-or-nothing per VM not modelled"
-)
-_HOSTS = "60 fixed hosts (seed 0): 6-10 single-vCPU VMs, Table 1 presets and random, T 10-100 ms"
-
-OBLIGATIONS = [
-    Obligation(
-        "edf_vd_test_is_monotone",
-        check_edf_vd_test_is_monotone,
-        "all real sums 0 <= U' <= U",
-        timeout=30,
-    ),
-    Obligation(
-        "negative_control_x_never_grows",
-        check_negative_control_x_never_grows,
-        "sums of task sets 0 <= U' <= U",
-        expected="refuted",
-        timeout=30,
-    ),
-    Obligation(
-        "first_fit_placements_are_valid", check_first_fit_placements_are_valid, _STEP, timeout=60
-    ),
-    Obligation(
-        "negative_control_first_fit_without_new_vcpu",
-        check_negative_control_first_fit_without_new_vcpu,
-        _STEP,
-        expected="refuted",
-        timeout=60,
-    ),
-    Obligation(
-        "first_fit_rejection_is_final", check_first_fit_rejection_is_final, _STEP, timeout=60
-    ),
-    Obligation(
-        "negative_control_rejection_final_with_rollback",
-        check_negative_control_rejection_final_with_rollback,
-        "one pCPU, one VM of two vCPUs, real utilizations",
-        expected="refuted",
-        timeout=30,
-    ),
-    Obligation("first_fit_vs_optimum", check_first_fit_vs_optimum, _HOSTS, timeout=120),
-    Obligation(
-        "negative_control_unchecked_first_fit_vs_optimum",
-        check_negative_control_unchecked_first_fit_vs_optimum,
-        _HOSTS,
-        expected="refuted",
-        timeout=120,
-    ),
-]
-
-#: The rules each obligation checks (see the manifest).
-RULES = {o.name: ("R12",) for o in OBLIGATIONS} | {
-    "edf_vd_test_is_monotone": ("R11", "R12"), "negative_control_x_never_grows": ("R11", "R12")}
+OBLIGATIONS = declare.obligations

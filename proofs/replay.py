@@ -12,7 +12,6 @@ cross-check's other half.
 from __future__ import annotations
 
 import io
-import json
 import os
 from pathlib import Path
 
@@ -94,6 +93,7 @@ def reference_schedule(host_file: Path, pcpu: TickPCPU, horizon: int,
     from akita.model import first_fit
     from akita.reference.policies import POLICIES
     from akita.reference.simulator import Simulator
+    from akita.reference.trace import read_trace
 
     tick = pcpu.tick
     trace = io.StringIO()
@@ -103,8 +103,8 @@ def reference_schedule(host_file: Path, pcpu: TickPCPU, horizon: int,
     back = {replay_name(v.name) + "/0": v.name for v in pcpu.vcpus}
     schedule: list[str | None] = [None] * horizon
     current, since = None, 0
-    for line in trace.getvalue().splitlines()[1:]:
-        event = json.loads(line)
+    _, events = read_trace(trace.getvalue().splitlines())
+    for event in events:
         if event["event"] not in ("dispatch", "idle"):
             continue
         for t in range(since, min(event["t"] // tick, horizon)):

@@ -5,12 +5,17 @@ formula is added; Z3 looks for a behaviour that satisfies it.  None (unsat)
 means the property holds for every behaviour in scope; one (sat) is a
 counterexample, read back in domain words and, on request, saved as a host
 file plus workload traces that ``akita simulate`` replays.
+
+A claim about one pCPU's schedule is declared with :func:`on_pcpu`, which
+binds it to the pCPU and the horizon it is checked on; the scope the
+manifest shows is written from the same two.
 """
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable, Sequence
 
 import z3
 
@@ -18,10 +23,15 @@ from akita.model import format_duration
 from akita.model.smt.named import solve
 from akita.model.smt.pcpu import TickPCPU, Unrolling, unroll
 
+from .obligation import Declarations
 from .replay import behaviour_of, save_replay, schedule_of
 from .verdict import ProofVerdict
 
-__all__ = ["check_schedule", "describe", "scope_of"]
+__all__ = ["ScheduleClaim", "check_schedule", "describe", "on_pcpu", "scope_of"]
+
+#: ``claim(pcpu, horizon, timeout) -> ProofVerdict``: a claim about one pCPU's schedule;
+#: its docstring is the statement.
+ScheduleClaim = Callable[[TickPCPU, int, float], ProofVerdict]
 
 
 def scope_of(pcpu: TickPCPU, horizon: int) -> str:
@@ -32,6 +42,24 @@ def scope_of(pcpu: TickPCPU, horizon: int) -> str:
             f"up to its cap or none at each period start")
 
 
+def on_pcpu(declare: Declarations, pcpu: TickPCPU, horizon: int, *, rules: tuple[str, ...],
+            timeout: float,
+            controls: tuple[str, ...] = ()) -> Callable[[ScheduleClaim], ScheduleClaim]:
+    """A decorator that declares a schedule claim (named as the function) in *declare*,
+    checked on *pcpu* over *horizon* ticks, with the scope :func:`scope_of` them."""
+
+    def declared(claim: ScheduleClaim) -> ScheduleClaim:
+        @functools.wraps(claim)
+        def check(seconds: float) -> ProofVerdict:
+            return claim(pcpu, horizon, seconds)
+
+        declare.add(claim.__name__, check, scope_of(pcpu, horizon), rules=rules,
+                    timeout=timeout, controls=controls)
+        return claim
+
+    return declared
+
+
 def check_schedule(
     pcpu: TickPCPU,
     horizon: int,
@@ -39,7 +67,7 @@ def check_schedule(
     *,
     timeout: float,
     what: str,
-    caps=None,
+    caps: Sequence[int] | None = None,
     save_to: str | Path | None = None,
 ) -> ProofVerdict:
     """Whether some behaviour of *pcpu* within *horizon* ticks satisfies *violation*."""
@@ -56,24 +84,24 @@ def check_schedule(
     return ProofVerdict.refuted(example, example["text"])
 
 
-def describe(unrolling: Unrolling, model: z3.ModelRef, what: str) -> dict:
+def describe(unrolling: Unrolling, model: z3.ModelRef, what: str) -> dict[str, Any]:
     """A counterexample in domain words: the jobs, the misses, the schedule."""
     pcpu = unrolling.pcpu
     tick = pcpu.tick
     vcpus = pcpu.vcpus
     behaviour = behaviour_of(unrolling, model)
-    jobs = [
+    jobs: list[dict[str, Any]] = [
         {"vcpu": vcpus[i].name, "period": k, "release_ns": k * vcpus[i].period * tick,
          "demand_ns": demand * tick}
         for (i, k), demand in sorted(behaviour.items(), key=lambda e: (e[0][1] * vcpus[e[0][0]].period, e[0][0]))
         if demand > 0
     ]
-    misses = [
+    misses: list[dict[str, Any]] = [
         {"vcpu": vcpus[i].name, "period": k, "deadline_ns": (k + 1) * vcpus[i].period * tick}
         for (i, k), short in sorted(unrolling.misses.items())
         if z3.is_true(model.eval(short, model_completion=True))
     ]
-    runs = []
+    runs: list[list[Any]] = []
     for t, name in enumerate(schedule_of(unrolling, model)):
         if runs and runs[-1][2] == name:
             runs[-1][1] = (t + 1) * tick

@@ -96,7 +96,6 @@ class LogHistogram:
     """
 
     __slots__ = ("_sig", "_counts", "_count", "_total", "_min", "_max")
-    __hash__ = None  # mutable
 
     def __init__(self, sig: int = DEFAULT_SIG) -> None:
         if not _is_int(sig) or not 1 <= sig <= 32:
@@ -175,8 +174,9 @@ class LogHistogram:
             self._counts[index] = self._counts.get(index, 0) + n
         self._count += other._count
         self._total += other._total
-        self._min = other._min if self._min is None else min(self._min, other._min)
-        self._max = other._max if self._max is None else max(self._max, other._max)
+        low, high = other._bounds()
+        self._min = low if self._min is None else min(self._min, low)
+        self._max = high if self._max is None else max(self._max, high)
 
     # -- exact aggregates --------------------------------------------------
 
@@ -249,20 +249,26 @@ class LogHistogram:
         if self._count == 0:
             return {name: 0 for name, _ in _SUMMARY} | {"max": 0}
         values = self._at_ranks([self.rank(q) for _, q in _SUMMARY])
-        return {name: v for (name, _), v in zip(_SUMMARY, values)} | {"max": self._max}
+        return {name: v for (name, _), v in zip(_SUMMARY, values)} | {"max": self._bounds()[1]}
 
     def _at_ranks(self, ranks: list[int]) -> list[int]:
         """The reported value at each rank (``0`` meaning :attr:`min`), in one pass."""
-        if self._count == 0:
-            raise ValueError("percentile of an empty histogram")
+        low, high = self._bounds()
         cumulative = self._cumulative()
         answers: dict[int, int] = {}
         index, seen = next(cumulative)
         for rank in sorted(set(ranks)):
             while seen < rank:
                 index, seen = next(cumulative)
-            answers[rank] = self._min if rank == 0 else min(self._highest(index), self._max)
+            answers[rank] = low if rank == 0 else min(self._highest(index), high)
         return [answers[rank] for rank in ranks]
+
+    def _bounds(self) -> tuple[int, int]:
+        """``(min, max)``; :class:`ValueError` if the histogram is empty."""
+        low, high = self._min, self._max
+        if low is None or high is None:
+            raise ValueError("percentile of an empty histogram")
+        return low, high
 
     def _cumulative(self) -> Iterator[tuple[int, int]]:
         """``(bucket, values in this and lower buckets)`` in value order."""

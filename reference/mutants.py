@@ -11,7 +11,7 @@ placement rule R12, a wrong CPU picker in place of first fit.
 
 A mutant must be *killable*: on ordinary hosts its schedule must differ
 from the reference one, or no oracle could tell them apart
-(``tests/test_mutants.py`` checks that each trace differs).  A mutant keeps
+(``tests/reference/test_mutants.py`` checks that each trace differs).  A mutant keeps
 the reference policy's name, ``akita``, in its trace header: it claims to be
 Akita, and the oracle must find out otherwise from the decisions alone.
 
@@ -25,12 +25,12 @@ from typing import Callable, TextIO
 
 import attrs
 
-from akita.model import (
-    ADMISSION_TESTS, Host, ModelError, PCPULoad, Placement, UtilizationSums, VMPlacement,
-    first_fit,
-)
+from akita.model import Host, ModelError, Placement, first_fit, scan_fit
 
 from .policies.akita import AkitaPolicy
+from .policies.modal import ModeCPU
+from .policies.server import ServerState
+from .runqueue import Key, Tie
 from .simulator import Result, Simulator
 
 __all__ = ["Mutant", "MUTANTS", "mutant_named", "simulate_mutant", "last_fit"]
@@ -45,7 +45,7 @@ class WrongTieBreak(AkitaPolicy):
     """Breaks R4: equal keys go LO before HI, then in reverse host order."""
 
     @staticmethod
-    def tie_of(state):
+    def tie_of(state: ServerState) -> Tie:
         return (1 if state.is_hi else 0, -state.order)
 
 
@@ -55,7 +55,7 @@ class WrongTieBreak(AkitaPolicy):
 class NoVirtualDeadline(AkitaPolicy):
     """Breaks R2: a HI vCPU's LO-mode key is its actual deadline, not ``s + x T``."""
 
-    def key_of(self, state, release: int):
+    def key_of(self, state: ServerState, release: int) -> Key:
         return release + state.vm.period
 
 
@@ -65,56 +65,21 @@ class NoVirtualDeadline(AkitaPolicy):
 class NoModeSwitch(AkitaPolicy):
     """Breaks R5: a HI vCPU that consumes ``C_opt`` is heated, but the pCPU stays in LO mode."""
 
-    def _switch(self, cpu: int, hi: bool, t: int, trigger=None) -> None:
+    def switch(self, c: int, hi: bool, t: int, trigger: ServerState | None = None) -> None:
         pass  # LO -> HI is the only switch asked for: the pCPU is never in HI mode
 
-    def pick(self, c: int, t: int):
-        state = self.cpus[c].lo_mode.peek()
-        if state is not None and state.is_hi and state.sched.consumed >= state.vm.c_opt:
-            self._ask_pessimistic(state, t)  # R5 on pick: heated, and still LO mode
-            return state, self._slice_end(state, t)
-        return super().pick(c, t)
 
-
-class _SwitchPoint(AkitaPolicy):
-    """R5 at ``switch_point`` of a HI vCPU's consumption instead of at ``C_opt``."""
-
-    def switch_point(self, state) -> int:
-        raise NotImplementedError
-
-    def on_charged(self, state, before: int, t: int) -> None:
-        if (state.is_hi and before < self.switch_point(state) <= state.sched.consumed
-                and state.runnable):
-            self._ask_pessimistic(state, t)
-
-    def _slice_end(self, state, t: int) -> int:
-        server = state.sched
-        if state.is_hi and server.consumed < self.switch_point(state):
-            return t + min(server.budget, self.switch_point(state) - server.consumed)
-        return t + server.budget
-
-    def pick(self, c: int, t: int):
-        cpu = self.cpus[c]
-        if not cpu.hi:
-            state = cpu.lo_mode.peek()
-            if state is not None and state.is_hi:
-                if state.sched.consumed < self.switch_point(state):
-                    return state, self._slice_end(state, t)
-                self._ask_pessimistic(state, t)  # R5 on pick, at the mutant's point
-        return super().pick(c, t)
-
-
-class LateModeSwitch(_SwitchPoint):
+class LateModeSwitch(AkitaPolicy):
     """Breaks R5: the pCPU switches to HI only at ``C_opt + 1 ms`` (at most ``C_pes``)."""
 
-    def switch_point(self, state) -> int:
-        return min(state.vm.c_opt + _MS, state.vm.c_pes)
+    def switch_point(self, state: ServerState) -> int:
+        return min(state.vm.c_opt + _MS, state.vm.c_max)
 
 
-class EagerModeSwitch(_SwitchPoint):
+class EagerModeSwitch(AkitaPolicy):
     """Breaks R5: the pCPU switches to HI when a HI vCPU has consumed half of ``C_opt``."""
 
-    def switch_point(self, state) -> int:
+    def switch_point(self, state: ServerState) -> int:
         return (state.vm.c_opt + 1) // 2
 
 
@@ -124,16 +89,16 @@ class EagerModeSwitch(_SwitchPoint):
 class PrematureHiToLo(AkitaPolicy):
     """Breaks R9: a pCPU in HI mode returns to LO at the next HI period start, warm or not."""
 
-    def on_release(self, state, t: int) -> None:
+    def on_release(self, state: ServerState, t: int) -> None:
         super().on_release(state, t)
         if state.is_hi and self.cpus[state.cpu].hi:
-            self._switch(state.cpu, False, t)
+            self.switch(state.cpu, False, t)
 
 
 class NoCooling(AkitaPolicy):
     """Breaks R8: temperatures never drop, so (by R9) a pCPU never leaves HI mode."""
 
-    def on_release(self, state, t: int) -> None:
+    def on_release(self, state: ServerState, t: int) -> None:
         if state.is_hi:
             state.sched.asked = False
 
@@ -144,7 +109,7 @@ class NoCooling(AkitaPolicy):
 class LoFirstInHiMode(AkitaPolicy):
     """Breaks R6: in HI mode the active runnable LO vCPUs run before the HI ones."""
 
-    def pick(self, c: int, t: int):
+    def pick(self, c: int, t: int) -> tuple[ServerState | None, int | None]:
         cpu = self.cpus[c]
         state = cpu.lo_active.peek() if cpu.hi else None
         if state is not None:
@@ -155,25 +120,22 @@ class LoFirstInHiMode(AkitaPolicy):
 class BudgetOverrun(AkitaPolicy):
     """Breaks R3: a slice that ends with the budget ends 1 ms later, past the budget."""
 
-    def _slice_end(self, state, t: int) -> int:
-        end = super()._slice_end(state, t)
+    def slice_end(self, state: ServerState, t: int) -> int:
+        end = super().slice_end(state, t)
         return end + _MS if end == t + state.sched.budget else end
-
-    def slice_end(self, state, t: int) -> int:
-        return super().slice_end(state, t) + _MS
 
 
 class IdleWhileRunnable(AkitaPolicy):
     """Breaks R7: no work conservation; the pCPU idles rather than run an inactive vCPU."""
 
-    def _background(self, cpu):
+    def background(self, cpu: ModeCPU) -> ServerState | None:
         return None
 
 
 class NoWakePreempt(AkitaPolicy):
     """Breaks R10: a wake never makes the pCPU decide again (``wake_preempts`` ignored)."""
 
-    def setup(self, sim) -> None:
+    def setup(self, sim: Simulator) -> None:
         super().setup(sim)
         self.wake_preempts = False
 
@@ -183,25 +145,7 @@ class NoWakePreempt(AkitaPolicy):
 
 def last_fit(host: Host) -> Placement:
     """Breaks R12: each vCPU goes to the *last* pCPU that passes the test (all or none per VM)."""
-    test = ADMISSION_TESTS[host.test]
-    loads: list[list] = [[] for _ in range(host.pcpus)]
-    answers = []
-    for vm in host.vms:
-        trial, where = [list(load) for load in loads], []
-        for vcpu in vm.all_vcpus():
-            fits = [c for c in range(host.pcpus)
-                    if test(UtilizationSums.of([*trial[c], vcpu])).schedulable]
-            if not fits:
-                answers.append(VMPlacement(vm, (), f"vCPU {vcpu.name} fits on no pCPU"))
-                break
-            trial[fits[-1]].append(vcpu)
-            where.append(fits[-1])
-        else:
-            loads = trial
-            answers.append(VMPlacement(vm, tuple(where), None))
-    pcpus = tuple(PCPULoad(c, tuple(load), test(UtilizationSums.of(load)))
-                  for c, load in enumerate(loads))
-    return Placement(test.name, tuple(answers), pcpus)
+    return scan_fit(host, "last")
 
 
 # -- the catalogue -------------------------------------------------------------------------

@@ -1,25 +1,36 @@
 """Where a policy starts each vCPU: first fit (R12), or everywhere for the baselines.
 
-The EDF-family policies admit by first fit under the host's test (R12) and
-never migrate.  The proportional-share and global baselines (Xen credit,
-CFS, RTDS) admit every VM -- they have no admission test -- and start each
-vCPU on a pCPU from which they may later move it: :func:`place_all` puts
-vCPU ``k`` (in host order) of a VM without ``pin`` on pCPU ``k mod m``, and
-the ``i``-th vCPU of a pinned VM on the ``i``-th of its pins, cyclically.
-The per-pCPU verdicts it reports are the host test's, for information only.
+The EDF-family policies admit by first fit (R12) and never migrate; each
+declares the admission test it places by (:attr:`.policy.Policy.admission_test`):
+the host's own, or the test of its own analysis (:func:`first_fit_under`).
+The proportional-share and global baselines (Xen credit, CFS, RTDS) admit
+every VM -- they have no admission test -- and start each vCPU on a pCPU
+from which they may later move it: :func:`place_all` puts vCPU ``k`` (in
+host order) of a VM without ``pin`` on pCPU ``k mod m``, and the ``i``-th
+vCPU of a pinned VM on the ``i``-th of its pins, cyclically.  The per-pCPU
+verdicts it reports are the host test's, for information only.
 """
 
 from __future__ import annotations
 
-from akita.model import ADMISSION_TESTS, Host, PCPULoad, Placement, UtilizationSums, VMPlacement
+import attrs
 
-__all__ = ["place_all"]
+from akita.model import (
+    ADMISSION_TESTS, VCPU, Host, PCPULoad, Placement, UtilizationSums, VMPlacement, first_fit,
+)
+
+__all__ = ["first_fit_under", "place_all"]
+
+
+def first_fit_under(host: Host, test: str | None) -> Placement:
+    """First fit on *host* under the admission test *test* (R12); ``None``: ``host.test``."""
+    return first_fit(host if test is None else attrs.evolve(host, test=test))
 
 
 def place_all(host: Host) -> Placement:
     """Every VM admitted; each vCPU on its first allowed pCPU, round robin."""
     test = ADMISSION_TESTS[host.test]
-    loads: list[list] = [[] for _ in range(host.pcpus)]
+    loads: list[list[VCPU]] = [[] for _ in range(host.pcpus)]
     answers, k = [], 0
     for vm in host.vms:
         where = []

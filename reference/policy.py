@@ -20,9 +20,12 @@ nothing else, so that a new policy plugs in without touching the core:
 ``describe(vcpu) -> (deadline, key, budget)``
     for the trace only: how the policy sees the vCPU it dispatches.
 ``place(host) -> Placement``
-    before the run: which VMs run and on which pCPU each vCPU starts
-    (first fit by default, R12; :func:`.placement.place_all` for policies
-    without admission).
+    before the run: which VMs run and on which pCPU each vCPU starts.  A
+    policy does not override it; it declares how it admits:
+    :attr:`Policy.admission_test` names the test first fit places by (R12;
+    ``None``, the default, is the host's own), and a policy without
+    admission sets :attr:`Policy.admits` to false
+    (:func:`.placement.place_all`).
 
 *Migration.* ``pick(cpu, t)`` may return a vCPU whose ``cpu`` is another
 pCPU: the core moves it (sets its ``cpu``) and dispatches it on *cpu*; if
@@ -37,46 +40,65 @@ A policy asks the core to decide again on a pCPU with
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from abc import ABC, abstractmethod
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from .placement import first_fit_under, place_all
+from .vcpu_state import VCPUState
 
 if TYPE_CHECKING:  # pragma: no cover
     from akita.model import Host, Placement
 
     from .simulator import Simulator
-    from .vcpu_state import VCPUState
 
 __all__ = ["Policy"]
 
 
-class Policy:
+class Policy(ABC):
     """Base class of simulator policies; see the module docstring for the hooks."""
 
     #: The name used by ``akita simulate --policy``.
-    name = "policy"
+    name: ClassVar[str] = "policy"
+    #: The admission test first fit places by (R12), a name of
+    #: :data:`akita.model.ADMISSION_TESTS`; ``None``: the host's own test.
+    admission_test: ClassVar[str | None] = None
+    #: Whether the policy admits by a test at all; if not, every VM runs
+    #: (:func:`.placement.place_all`) and :attr:`admission_test` is unused.
+    admits: ClassVar[bool] = True
 
-    def setup(self, sim: "Simulator") -> None:
+    sim: Simulator
+
+    def setup(self, sim: Simulator) -> None:
         self.sim = sim
 
     def on_timer(self, t: int, payload: Any) -> None:
-        raise NotImplementedError
+        """A timer armed with :meth:`Simulator.set_timer` fired at *t*.  Only a policy
+        that arms timers overrides this: with none armed, none fires."""
+        raise NotImplementedError(f"{type(self).__name__} armed no timer, yet one fired "
+                                  f"at {t} ns: {payload!r}")
 
-    def on_wake(self, vcpu: "VCPUState", t: int) -> None:
-        raise NotImplementedError
+    @abstractmethod
+    def on_wake(self, vcpu: VCPUState[Any], t: int) -> None:
+        """*vcpu* became runnable at *t* (work arrived)."""
 
-    def on_block(self, vcpu: "VCPUState", t: int) -> None:
-        raise NotImplementedError
+    @abstractmethod
+    def on_block(self, vcpu: VCPUState[Any], t: int) -> None:
+        """*vcpu* ran out of work at *t*."""
 
-    def charge(self, vcpu: "VCPUState", ran: int, t: int) -> None:
-        raise NotImplementedError
+    @abstractmethod
+    def charge(self, vcpu: VCPUState[Any], ran: int, t: int) -> None:
+        """The running *vcpu* ran *ran* ns up to *t*."""
 
-    def pick(self, cpu: int, t: int) -> tuple["VCPUState | None", int | None]:
-        raise NotImplementedError
+    @abstractmethod
+    def pick(self, cpu: int, t: int) -> tuple[VCPUState[Any] | None, int | None]:
+        """What pCPU *cpu* runs from *t*, and until when at most (``None``: no limit)."""
 
-    def describe(self, vcpu: "VCPUState") -> tuple[int, str, int]:
-        raise NotImplementedError
+    @abstractmethod
+    def describe(self, vcpu: VCPUState[Any]) -> tuple[int, str, int]:
+        """For the trace: the deadline, key and budget of the *vcpu* dispatched."""
 
-    def place(self, host: "Host") -> "Placement":
-        """Which VMs run, and where each vCPU starts: first fit under the host's test (R12)."""
-        from akita.model import first_fit
-
-        return first_fit(host)
+    def place(self, host: Host) -> Placement:
+        """Which VMs run, and where each vCPU starts, as the policy declares (see above)."""
+        if not self.admits:
+            return place_all(host)
+        return first_fit_under(host, self.admission_test)

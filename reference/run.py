@@ -38,7 +38,7 @@ def simulate(
     if not isinstance(duration, int) or duration <= 0:
         raise ModelError("--duration", duration, "a duration > 0")
     for vm in host.vms:
-        if vm.workload.kind == "trace":
+        if vm.workload.path is not None:  # a trace workload (only those have a path)
             validate_trace(vm.workload.path, vm=vm.name)
     placement = POLICIES[policy]().place(host)
     keep_trace = trace_path is not None

@@ -11,12 +11,23 @@ O(vCPUs) whatever the horizon.
 from __future__ import annotations
 
 import heapq
-from typing import Callable
+from fractions import Fraction
+from typing import Callable, Generic, TypeAlias, TypeVar
 
-__all__ = ["RunQueue"]
+__all__ = ["RunQueue", "Key", "Tie", "Entry"]
+
+#: An ordering key: a deadline or virtual deadline (ns, exact) or a priority rank.
+Key: TypeAlias = "int | Fraction"
+#: What orders equal keys: a rank of criticality and host order, or host order alone.
+Tie: TypeAlias = "int | tuple[int, int]"
+
+V = TypeVar("V")
+
+#: One entry of a queue of *V*: ``(key, tie, stamp, vcpu)``.
+Entry: TypeAlias = "tuple[Key, Tie, int, V]"
 
 
-class RunQueue:
+class RunQueue(Generic[V]):
     """Entries ``(key, tie, stamp, vcpu)``: lowest key first, then lowest tie.
 
     :param live: ``live(vcpu, stamp)`` tells whether an entry still stands.
@@ -24,17 +35,17 @@ class RunQueue:
 
     __slots__ = ("_heap", "_live", "_limit")
 
-    def __init__(self, live: Callable[[object, int], bool], size_hint: int = 8) -> None:
-        self._heap: list = []
+    def __init__(self, live: Callable[[V, int], bool], size_hint: int = 8) -> None:
+        self._heap: list[Entry[V]] = []
         self._live = live
         self._limit = 4 * size_hint + 16
 
-    def push(self, key, tie, stamp: int, vcpu) -> None:
+    def push(self, key: Key, tie: Tie, stamp: int, vcpu: V) -> None:
         heapq.heappush(self._heap, (key, tie, stamp, vcpu))
         if len(self._heap) > self._limit:
             self._compact()
 
-    def peek(self):
+    def peek(self) -> V | None:
         """The live vCPU with the lowest ``(key, tie)``, or ``None``."""
         heap, live = self._heap, self._live
         while heap:
@@ -44,7 +55,7 @@ class RunQueue:
             heapq.heappop(heap)
         return None
 
-    def peek_entry(self):
+    def peek_entry(self) -> Entry[V] | None:
         """The live entry with the lowest ``(key, tie)``, or ``None``."""
         return self._heap[0] if self.peek() is not None else None
 

@@ -27,20 +27,20 @@ events in the same order, and so the same trace, byte for byte.
 from __future__ import annotations
 
 import heapq
-import json
 from typing import Any, Callable, Iterator, TextIO
 
-from akita.model import Host, Placement, host_json
+from akita.model import Host, Placement
 
 from .metrics import Metrics
 from .policy import Policy
+from .trace import TraceWriter
 from .vcpu_state import ENDLESS, VCPUState
 from .workloads import arrivals as workload_arrivals
 
 __all__ = ["Simulator", "Result"]
 
 #: Where this module implements each rule (read by the traceability table,
-#: docs/traceability.rst; tests/test_traceability.py checks every name).
+#: docs/traceability.rst; tests/docs/test_traceability.py checks every name).
 __rules__ = {
     "R10": ("Simulator.run",),
 }
@@ -91,7 +91,7 @@ class Simulator:
         self.duration = duration
         self.seed = seed
         self.switch_cost = host.options.context_switch_cost
-        self._trace = trace
+        self._trace = None if trace is None else TraceWriter(trace)
         self.tracing = trace is not None
         self._progress = progress
         self.rejected = [vm.vm.name for vm in placement.vms if not vm.admitted]
@@ -105,9 +105,10 @@ class Simulator:
                 continue
             for vcpu, cpu in zip(answer.vm.all_vcpus(), answer.pcpus):
                 source = workload_arrivals(answer.vm, vcpu.index, seed, horizon=duration)
-                state = VCPUState(vcpu, vm_index, order, cpu, endless=source is None)
+                state: VCPUState[Any] = VCPUState(vcpu, vm_index, order, cpu,
+                                                  endless=source is None,
+                                                  stats=self.metrics.vms[answer.vm.name])
                 order += 1
-                state.stats = self.metrics.vms[answer.vm.name]
                 self.vcpus.append(state)
                 self.on_cpu[cpu].append(state)
                 if source is not None:
@@ -137,17 +138,13 @@ class Simulator:
     def emit(self, t: int, cpu: int, event: str, **fields: Any) -> None:
         """Write one trace event (a no-op when not tracing)."""
         if self._trace is not None:
-            line = {"t": t, "cpu": cpu, "event": event}
-            line.update(fields)
-            self._trace.write(json.dumps(line, separators=(",", ":")) + "\n")
+            self._trace.event(t, cpu, event, **fields)
 
     # -- the run -----------------------------------------------------------------
 
     def run(self) -> Result:
         if self._trace is not None:
-            header = {"akita_trace": 1, "host": host_json(self.host), "policy": self.policy.name,
-                      "seed": self.seed, "duration_ns": self.duration}
-            self._trace.write(json.dumps(header, separators=(",", ":")) + "\n")
+            self._trace.header(self.host, self.policy.name, self.seed, self.duration)
         for state in self.vcpus:
             if state.runnable:
                 self.emit(0, state.cpu, "wake", vcpu=state.name)
@@ -158,7 +155,7 @@ class Simulator:
             self._dirty.add(cpu)
         events, duration, synced = self._events, self.duration, self._synced
         on_timer = self.policy.on_timer
-        next_report = duration // 100 if self._progress else None
+        progress, next_report = self._progress, duration // 100
         if not events or events[0][0] > 0:  # nothing happens at 0: start the pCPUs anyway
             self._decide_all(0)
         while events and events[0][0] < duration:
@@ -174,8 +171,8 @@ class Simulator:
                 else:
                     self._on_arrival(a, b, t)
             self._decide_all(t)
-            if next_report is not None and t >= next_report:
-                self._progress(t)
+            if progress is not None and t >= next_report:
+                progress(t)
                 next_report = t + duration // 100
         for cpu in range(self.host.pcpus):
             self._sync(cpu, duration)
@@ -222,7 +219,7 @@ class Simulator:
         if until is not None and until <= t:
             self._dirty.add(cpu)
         else:
-            self._arm(cpu, t)
+            self._arm(cpu, state, t)
 
     def _sync(self, cpu: int, t: int) -> None:
         """Bring pCPU *cpu* up to *t*: progress work, charge the policy, block."""
@@ -279,7 +276,7 @@ class Simulator:
         if state is previous:
             if state is not None:
                 self._record_access(state, t)
-                self._arm(cpu, t)
+                self._arm(cpu, state, t)
             return
         self._token[cpu] += 1
         self.running[cpu] = state
@@ -300,7 +297,7 @@ class Simulator:
         if self.tracing:
             deadline, key, budget = self.policy.describe(state)
             self.emit(t, cpu, "dispatch", vcpu=state.name, deadline=deadline, key=key, budget=budget)
-        self._arm(cpu, t)
+        self._arm(cpu, state, t)
 
     def _migrate(self, state: VCPUState, cpu: int, t: int) -> None:
         """Move a vCPU to pCPU *cpu* at *t* (a policy's choice, see policy.py).
@@ -327,9 +324,8 @@ class Simulator:
             state.stats.cal.add(t - state.waiting_since)
             state.waiting_since = None
 
-    def _arm(self, cpu: int, t: int) -> None:
-        """Arm the pCPU event of the running vCPU: its slice end or its job's completion."""
-        state = self.running[cpu]
+    def _arm(self, cpu: int, state: VCPUState[Any], t: int) -> None:
+        """Arm the pCPU event of *state*, running on *cpu*: its slice end or its job's end."""
         when = self._until[cpu]
         job = state.jobs[0] if state.jobs else None
         if job is not None and job[1] != ENDLESS:

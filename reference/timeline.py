@@ -39,15 +39,20 @@ Streaming
 ---------
 
 Events are written as the trace is read.  The memory held is one open slice
-and one track flag per pCPU, whatever the trace's length.
+and one track flag per pCPU, whatever the trace's length.  A file is read by
+the trace format's one reader, :func:`akita.reference.trace.open_trace`; a
+malformed line raises its :class:`~akita.reference.trace.TraceError`, which
+names the file, the line and the field.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, TextIO
+
+from .trace import TraceError, check_header, count, field, located, open_trace
 
 __all__ = ["write_timeline", "main_timeline", "microseconds"]
 
@@ -123,49 +128,33 @@ class _Tracks:
             self.close(cpu, t)
 
 
-def _field(line: Mapping[str, Any], name: str, number: int) -> Any:
-    if name not in line:
-        raise ValueError(f"trace line {number}: {line.get('event', 'header')!r} needs {name!r}")
-    return line[name]
-
-
-def _time(line: Mapping[str, Any], name: str, number: int) -> int:
-    value = _field(line, name, number)
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise ValueError(f"trace line {number}: {name!r} must be an integer >= 0, got {value!r}")
-    return value
-
-
-def _header(lines: Iterator[Mapping[str, Any]]) -> Mapping[str, Any]:
-    header = next(lines, None)
-    if not isinstance(header, Mapping) or "akita_trace" not in header:
-        raise ValueError("trace line 1: expected the header object (with 'akita_trace')")
-    _time(header, "duration_ns", 1)
-    return header
+def _where(line: Mapping[str, Any], number: int, path: str | None) -> str:
+    """Where an event is: in a file, the line the reader gave it; else its position."""
+    return f"trace line {number}" if path is None else located(path, line)
 
 
 def _draw(
-    line: Mapping[str, Any], number: int, t: int, tracks: _Tracks, writer: _Writer, jobs: bool
+    line: Mapping[str, Any], where: str, t: int, tracks: _Tracks, writer: _Writer, jobs: bool
 ) -> None:
     """Write what one event line contributes to the timeline."""
-    cpu = _time(line, "cpu", number)
+    cpu = count(line, "cpu", where)
     tracks.declare(cpu)
     kind = line.get("event")
     if kind == "dispatch":
-        args = {name: _field(line, name, number) for name in ("deadline", "key", "budget")}
-        tracks.open(cpu, t, _field(line, "vcpu", number), args)
+        args = {name: field(line, name, where) for name in ("deadline", "key", "budget")}
+        tracks.open(cpu, t, field(line, "vcpu", where), args)
     elif kind == "idle":
         tracks.close(cpu, t)
     elif kind == "mode":
         args = {"vcpu": line["vcpu"]} if "vcpu" in line else {}
-        writer.instant(f"mode {_field(line, 'mode', number)}", cpu, t, "mode", args)
+        writer.instant(f"mode {field(line, 'mode', where)}", cpu, t, "mode", args)
     elif jobs and kind == "release":
-        args = {name: _field(line, name, number) for name in ("deadline", "key", "budget")}
-        writer.instant(f"release {_field(line, 'vcpu', number)}", cpu, t, "release", args)
+        args = {name: field(line, name, where) for name in ("deadline", "key", "budget")}
+        writer.instant(f"release {field(line, 'vcpu', where)}", cpu, t, "release", args)
     elif jobs and kind == "complete":
-        arrival = _time(line, "arrival", number)
+        arrival = count(line, "arrival", where)
         args = {"arrival": arrival, "response_ns": t - arrival}
-        writer.instant(f"complete {_field(line, 'vcpu', number)}", cpu, t, "complete", args)
+        writer.instant(f"complete {field(line, 'vcpu', where)}", cpu, t, "complete", args)
 
 
 def write_timeline(
@@ -177,51 +166,54 @@ def write_timeline(
         nondecreasing ``t`` (``docs/trace-format.rst``).
     :param out: a text stream; the JSON object is written to it piecewise.
     :param jobs: also draw ``release`` and ``complete`` as instant events.
-    :raises ValueError: if the first line is not a header, a line lacks a
-        field the timeline needs, or ``t`` decreases; the message gives the
-        line's position, counting the header as line 1.  What was written
-        before the error is an incomplete document.
+    :raises TraceError: (a :class:`ValueError`) if the first line is not a
+        version-1 header, a line lacks a field the timeline needs, or ``t``
+        decreases; the message gives the line's position (``trace line 3``),
+        counting the header as line 1.  What was written before the error is
+        an incomplete document.
     """
     lines = iter(trace_lines)
-    header = _header(lines)
+    header = check_header(next(lines, None), "trace line 1")
+    _write(header, lines, out, jobs=jobs, path=None)
+
+
+def _write(
+    header: Mapping[str, Any], events: Iterable[object], out: TextIO, *, jobs: bool,
+    path: str | None,
+) -> None:
+    """The timeline of a trace whose header is read: events as read from *path*, or numbered."""
+    end = count(header, "duration_ns", "trace line 1" if path is None else f"{path}:1")
     out.write('{"displayTimeUnit": "ns", "traceEvents": [')
     writer = _Writer(out)
     tracks = _Tracks(writer)
     writer.event("M", "process_name", 0, args=json.dumps({"name": "host"}))
-    pcpus = header["host"].get("pcpus") if isinstance(header.get("host"), Mapping) else None
+    host = header.get("host")
+    pcpus = host.get("pcpus") if isinstance(host, Mapping) else None
     if isinstance(pcpus, int) and not isinstance(pcpus, bool):
         for cpu in range(pcpus):
             tracks.declare(cpu)
     now = 0
-    for number, line in enumerate(lines, start=2):
+    for number, line in enumerate(events, start=2):
         if not isinstance(line, Mapping):
-            raise ValueError(f"trace line {number}: expected an event object, got {line!r}")
-        t = _time(line, "t", number)
+            raise TraceError("event", line, "an event object", path=f"trace line {number}")
+        where = _where(line, number, path)
+        t = count(line, "t", where)
         if t < now:
-            raise ValueError(f"trace line {number}: t = {t} is before the previous t = {now}")
+            raise TraceError("t", t, f"a time >= {now} (events in time order)", path=where)
         now = t
-        _draw(line, number, t, tracks, writer, jobs)
-    tracks.close_all(header["duration_ns"])
+        _draw(line, where, t, tracks, writer, jobs)
+    tracks.close_all(end)
     other = {name: header[name] for name in ("policy", "seed", "duration_ns") if name in header}
     out.write(f'\n], "otherData": {json.dumps(other)}}}\n')
-
-
-def _read_jsonl(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
-    """The objects of a JSON Lines file, one per non-blank line, read lazily."""
-    with open(path, encoding="utf-8") as trace:
-        for number, text in enumerate(trace, start=1):
-            if not text.strip():
-                continue
-            try:
-                yield json.loads(text)
-            except json.JSONDecodeError as error:
-                raise ValueError(f"{os.fspath(path)}:{number}: not JSON: {error.msg}") from None
 
 
 def main_timeline(trace_path: str | os.PathLike[str], out_path: str | os.PathLike[str]) -> None:
     """Convert the JSON Lines trace at ``trace_path`` to a timeline file at ``out_path``.
 
-    :raises ValueError: as :func:`write_timeline`, or for a line that is not JSON.
+    The trace is read by :func:`akita.reference.trace.open_trace`; errors
+    name the file and line (``trace.jsonl:12``).
+
+    :raises TraceError: as :func:`write_timeline`, or for a line that is not JSON.
     """
-    with open(out_path, "w", encoding="utf-8") as out:
-        write_timeline(_read_jsonl(trace_path), out)
+    with open(out_path, "w", encoding="utf-8") as out, open_trace(trace_path) as (header, events):
+        _write(header, events, out, jobs=True, path=os.fspath(trace_path))

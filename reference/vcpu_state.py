@@ -2,31 +2,45 @@
 
 Work is a FIFO of jobs (arrival, remaining demand); a vCPU is *runnable*
 while it holds work.  A cpu-bound vCPU holds one endless job.  The policy
-keeps its own per-vCPU state in :attr:`VCPUState.sched`.
+keeps its own per-vCPU state in :attr:`VCPUState.sched`, of a type of its
+own: ``VCPUState[Server]`` for the periodic-server policies
+(:class:`.policies.server.Server`).
 """
 
 from __future__ import annotations
 
 from collections import deque
-from typing import Any
+from typing import Generic, TypeVar
 
 from akita.model import VCPU
 
+from .metrics import VMMetrics
+
 __all__ = ["VCPUState", "ENDLESS"]
+
+#: The type of a policy's per-vCPU state.
+S = TypeVar("S")
 
 #: The remaining demand of a cpu-bound vCPU's single job.
 ENDLESS = -1
 
 
-class VCPUState:
-    """One vCPU during a simulation (mutable; owned by the core)."""
+class VCPUState(Generic[S]):
+    """One vCPU during a simulation (mutable; owned by the core).
+
+    ``S`` is the type of :attr:`sched`, the policy's state for the vCPU.
+    """
 
     __slots__ = (
-        "vcpu", "name", "vm", "vm_index", "order", "cpu", "is_hi", "jobs", "backlog",
+        "vcpu", "name", "vm", "vm_index", "order", "cpu", "is_hi", "jobs", "endless", "backlog",
         "runnable", "waiting_since", "ran_ns", "sched", "stats",
     )
 
-    def __init__(self, vcpu: VCPU, vm_index: int, order: int, cpu: int, endless: bool) -> None:
+    #: the policy's state for this vCPU (set by the policy's ``setup``, before any use).
+    sched: S
+
+    def __init__(self, vcpu: VCPU, vm_index: int, order: int, cpu: int, endless: bool,
+                 stats: VMMetrics) -> None:
         self.vcpu = vcpu
         self.name = vcpu.name
         self.vm = vcpu.vm
@@ -37,15 +51,16 @@ class VCPUState:
         self.is_hi = vcpu.vm.is_hi
         #: jobs as [arrival, remaining]; remaining ENDLESS for a cpu-bound vCPU.
         self.jobs: deque[list[int]] = deque([[0, ENDLESS]]) if endless else deque()
-        #: total remaining demand (ns), or None when endless.
-        self.backlog: int | None = None if endless else 0
+        #: whether the vCPU is cpu-bound: one endless job, always runnable.
+        self.endless = endless
+        #: total remaining demand (ns) of its jobs; 0 when endless (its job is not counted).
+        self.backlog = 0
         self.runnable = endless
         #: when the vCPU last became runnable without having run since (for CPU access latency).
         self.waiting_since: int | None = 0 if endless else None
         self.ran_ns = 0
-        self.sched: Any = None
-        #: the VM's metrics (set by the simulator), updated on the hot path.
-        self.stats: Any = None
+        #: the VM's metrics, updated on the hot path.
+        self.stats = stats
 
     def __repr__(self) -> str:
         return f"<vCPU {self.name} on pCPU {self.cpu}>"

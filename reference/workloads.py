@@ -72,6 +72,7 @@ import math
 import random
 from collections.abc import Callable, Iterator
 from fractions import Fraction
+from typing import TypeVar
 
 from akita.model.duration import format_duration, parse_duration
 from akita.model.errors import DurationError, ModelError
@@ -81,6 +82,7 @@ __all__ = ["arrivals", "validate_trace"]
 
 #: A job: when it arrives and how much CPU it needs, both in ns.
 Job = tuple[int, int]
+T = TypeVar("T")
 
 _NS_PER_S = 10**9
 _HALF = Fraction(1, 2)
@@ -224,9 +226,9 @@ def _poisson(vm: VM, rng: random.Random) -> Iterator[Job]:
     ``g/h``, ``floor(E * g/h + 1/2) = (2 n g + d h) // (2 d h)``.
     """
     workload = vm.workload
-    mean_gap = Fraction(_NS_PER_S * vm.vcpus) / workload.rate
+    mean_gap = Fraction(_NS_PER_S * vm.vcpus) / _required(workload.rate, "rate", vm)
     gap_n, gap_d = mean_gap.numerator, mean_gap.denominator
-    service = workload.service
+    service = _required(workload.service, "service", vm)
     exponential_service = workload.distribution == "exponential"
     draw = rng.expovariate
     arrival = 0
@@ -245,7 +247,7 @@ def _duty(vm: VM, _random: random.Random) -> Iterator[Job]:
     """A job of ``floor(utilization * window)`` at each window start, if that is > 0."""
     workload = vm.workload
     window = workload.window_or_default
-    busy = math.floor(workload.utilization * window)
+    busy = math.floor(_required(workload.utilization, "utilization", vm) * window)
     if busy == 0:
         return
     for k in itertools.count():
@@ -254,7 +256,15 @@ def _duty(vm: VM, _random: random.Random) -> Iterator[Job]:
 
 def _replay(vm: VM, _random: random.Random) -> Iterator[Job]:
     """The jobs of the VM's trace file, read as they are asked for."""
-    return _trace(vm.workload.path, vm.name)
+    return _trace(_required(vm.workload.path, "path", vm), vm.name)
+
+
+def _required(value: T | None, field: str, vm: VM) -> T:
+    """A field the VM's workload kind requires (:class:`~akita.model.Workload` checks it is set)."""
+    if value is None:
+        raise ModelError(f"workload.{field}", None, f"a {field} for a {vm.workload.kind} workload",
+                         vm=vm.name)
+    return value
 
 
 def _demand(vm: VM) -> int:

@@ -8,6 +8,7 @@ derandomized, so a run is reproducible whatever the machine.
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 _QUIET = [HealthCheck.too_slow]
@@ -21,3 +22,20 @@ settings.register_profile(
 settings.load_profile(
     os.environ.get("AKITA_HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
 )
+
+
+class _Outcomes(dict):
+    """Each proof obligation of the manifest, discharged once per session, on first use."""
+
+    def __missing__(self, name):
+        from akita.proofs import manifest
+        from akita.proofs.obligation import discharge
+
+        self[name] = discharge(next(o for o in manifest.load() if o.name == name))
+        return self[name]
+
+
+@pytest.fixture(scope="session")
+def outcomes():
+    """name -> the outcome of discharging that obligation (shared by every test)."""
+    return _Outcomes()

@@ -11,8 +11,9 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
 
-__all__ = ["write_if_changed"]
+__all__ = ["write_if_changed", "list_table", "on_build"]
 
 
 def write_if_changed(target: Path, data: str | bytes) -> Path:
@@ -30,3 +31,19 @@ def write_if_changed(target: Path, data: str | bytes) -> Path:
         Path(temporary).unlink(missing_ok=True)
         raise
     return target
+
+
+def list_table(title: str, widths: Sequence[int], header: Sequence[str],
+               rows: Iterable[Sequence[str]]) -> list[str]:
+    """The lines of an RST ``list-table`` with one header row."""
+    lines = [f".. list-table:: {title}", "   :header-rows: 1",
+             "   :widths: " + " ".join(map(str, widths)), ""]
+    for row in [header, *rows]:
+        lines += [f"   * - {row[0]}", *(f"     - {cell}" for cell in row[1:])]
+    return lines
+
+
+def on_build(app: Any, generate: Callable[[Path], Path]) -> dict[str, Any]:
+    """Register *generate* (given the docs folder) to run when a build starts."""
+    app.connect("builder-inited", lambda app: generate(Path(app.srcdir)))
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

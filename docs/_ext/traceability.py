@@ -8,35 +8,31 @@ which ``traceability.rst`` includes.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-from generated import write_if_changed
+from generated import list_table, on_build, write_if_changed
 
 from akita.traceability import gaps, trace_rules
 
 
-def _cell(items, empty="--"):
+def _cell(items: tuple[str, ...], empty: str = "--") -> str:
     return " ".join(f"``{item}``" for item in items) if items else empty
 
 
 def write_table(docs: Path) -> Path:
+    """Write ``_generated/traceability.rst`` under *docs*; return its path."""
     traces = trace_rules(docs.parent / "tests")
-    lines = [".. list-table:: Rules, and where each is implemented, encoded, proved and tested",
-             "   :header-rows: 1", "   :widths: 8 22 14 20 26 10", "",
-             "   * - Rule", "     - Reference code", "     - Z3 encoding",
-             "     - Proof obligations", "     - Tests", "     - ``akita conform``"]
-    for t in traces:
-        lines += [f"   * - :ref:`{t.rule} <rule-{t.rule}>`", f"     - {_cell(t.implementation)}",
-                  f"     - {_cell(t.encoding)}", f"     - {_cell(t.obligations)}",
-                  f"     - {_cell(t.tests)}", f"     - {'checked' if t.oracle else '--'}"]
+    lines = list_table(
+        "Rules, and where each is implemented, encoded, proved, tested and checked by the oracle",
+        (8, 20, 14, 18, 22, 18),
+        ("Rule", "Reference code", "Z3 encoding", "Proof obligations", "Tests",
+         "Oracle (``akita conform``)"),
+        ([f":ref:`{t.rule} <rule-{t.rule}>`", _cell(t.implementation), _cell(t.encoding),
+          _cell(t.obligations), _cell(t.tests), _cell(t.oracle)] for t in traces))
     missing = gaps(traces)
     lines += ["", "Gaps: " + ("; ".join(missing) if missing else "none.") + ""]
     return write_if_changed(docs / "_generated" / "traceability.rst", "\n".join(lines) + "\n")
 
 
-def _generate(app) -> None:
-    write_table(Path(app.srcdir))
-
-
-def setup(app):
-    app.connect("builder-inited", _generate)
-    return {"parallel_read_safe": True, "version": "1"}
+def setup(app: Any) -> dict[str, Any]:
+    return on_build(app, write_table)

@@ -57,7 +57,7 @@ __all__ = [
 ]
 
 #: Where this module implements each rule (read by the traceability table,
-#: docs/traceability.rst; tests/test_traceability.py checks every name).
+#: docs/traceability.rst; tests/docs/test_traceability.py checks every name).
 __rules__ = {
     "R1": ("SymbolicVCPU.constrain",),
     "R11": ("schedulable", "x_of"),
@@ -138,6 +138,8 @@ def decide(sums: UtilizationSums) -> tuple[bool, Fraction | None]:
     terms = concrete_sums(sums)
     verdict = evaluate(schedulable(*terms))
     x = evaluate(x_of(*terms))
+    if isinstance(x, bool):  # pragma: no cover - x_of is a term, never a formula
+        raise TypeError(f"x_of evaluated to a truth value: {x}")
     return bool(verdict), None if x == NO_X else x
 
 

@@ -59,7 +59,7 @@ __all__ = [
 ]
 
 #: Where this module implements each rule (read by the traceability table,
-#: docs/traceability.rst; tests/test_traceability.py checks every name).
+#: docs/traceability.rst; tests/docs/test_traceability.py checks every name).
 __rules__ = {
     "R12": ("first_fit", "first_fit_step"),
 }

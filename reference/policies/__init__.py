@@ -1,5 +1,6 @@
 """The scheduling policies the reference simulator runs, by name."""
 
+from ..policy import Policy
 from .akita import AkitaPolicy
 from .amc import AMCPolicy
 from .bcredit import BcreditPolicy
@@ -15,6 +16,8 @@ __all__ = ["POLICIES", "AkitaPolicy", "EDFPolicy", "CFSPolicy", "RTDSPolicy",
            "RMPolicy", "AMCPolicy", "EDFVDPolicy"]
 
 #: ``--policy`` name -> policy class.
-POLICIES = {"akita": AkitaPolicy, "edf": EDFPolicy, "cfs": CFSPolicy, "rtds": RTDSPolicy,
-            "credit": CreditPolicy, "bcredit": BcreditPolicy,
-            "rm": RMPolicy, "amc": AMCPolicy, "edf-vd": EDFVDPolicy}
+POLICIES: dict[str, type[Policy]] = {
+    "akita": AkitaPolicy, "edf": EDFPolicy, "cfs": CFSPolicy, "rtds": RTDSPolicy,
+    "credit": CreditPolicy, "bcredit": BcreditPolicy,
+    "rm": RMPolicy, "amc": AMCPolicy, "edf-vd": EDFVDPolicy,
+}

@@ -43,7 +43,9 @@ here (credit in ns) or left out (balancing).
 
 from __future__ import annotations
 
-from .credit import BOOST, MS, OVER, UNDER, CreditPolicy
+from akita.model import VM
+
+from .credit import BOOST, MS, OVER, UNDER, CreditPolicy, UnitState, _Unit
 
 __all__ = ["BcreditPolicy"]
 
@@ -62,14 +64,14 @@ class BcreditPolicy(CreditPolicy):
     #: The slice when only the chosen vCPU is BOOST.
     BOOST_ALONE_TSLICE = 10 * MS
 
-    def boosted(self, vm) -> bool:
+    def boosted(self, vm: VM) -> bool:
         """Whether *vm* earns boost credit: the HI-criticality VMs."""
         return vm.is_hi
 
-    def _fallback(self, unit) -> None:
+    def _fallback(self, unit: _Unit) -> None:
         unit.pri = UNDER if unit.credit >= 0 else OVER
 
-    def burn(self, state, t: int) -> None:
+    def burn(self, state: UnitState, t: int) -> None:
         unit = state.sched
         used = t - unit.charged_to
         unit.charged_to = t
@@ -82,17 +84,17 @@ class BcreditPolicy(CreditPolicy):
                 self.resched(state.cpu)
         unit.credit -= used
 
-    def wake_priority(self, state) -> None:
+    def wake_priority(self, state: UnitState) -> None:
         if state.sched.boost_credit > 0:
             state.sched.pri = BOOST
         else:
             super().wake_priority(state)
 
-    def unboost(self, state) -> None:
+    def unboost(self, state: UnitState) -> None:
         if state.sched.boost_credit <= 0:
             super().unboost(state)
 
-    def earn(self, state, credit_fair: int) -> None:
+    def earn(self, state: UnitState, credit_fair: int) -> None:
         unit = state.sched
         grant = 0
         if self.boosted(state.vm):
@@ -101,7 +103,7 @@ class BcreditPolicy(CreditPolicy):
             unit.boost_credit += grant
         unit.credit += credit_fair - grant
 
-    def upper_bound(self, state) -> None:
+    def upper_bound(self, state: UnitState) -> None:
         unit = state.sched
         if not self.boosted(state.vm):
             super().upper_bound(state)
@@ -110,11 +112,11 @@ class BcreditPolicy(CreditPolicy):
         unit.boost_credit = min(self.MAX_BOOST_PERIOD, unit.boost_credit + excess)
         unit.credit = self.TSLICE
 
-    def settle(self, state) -> None:
+    def settle(self, state: UnitState) -> None:
         if state.sched.boost_credit > 0:
             state.sched.pri = BOOST
 
-    def slice_for(self, state, cpu: int) -> int:
+    def slice_for(self, state: UnitState, cpu: int) -> int:
         unit = state.sched
         if unit.pri != BOOST:
             return self.TSLICE
@@ -125,7 +127,7 @@ class BcreditPolicy(CreditPolicy):
             tslice = min(tslice, unit.boost_credit)
         return tslice
 
-    def on_wake(self, state, t: int) -> None:
+    def on_wake(self, state: UnitState, t: int) -> None:
         unit = state.sched
         if self.is_current(state) or unit.parked:
             return

@@ -45,10 +45,14 @@ moved between queues keeps its vruntime relative to the queues'
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import TYPE_CHECKING, TypeAlias
 
-from ..placement import place_all
 from ..policy import Policy
+from ..vcpu_state import VCPUState
 from .server import exact
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..simulator import Simulator
 
 __all__ = ["CFSPolicy", "SCHED_PRIO_TO_WEIGHT", "NICE_0_LOAD"]
 
@@ -73,7 +77,7 @@ NR_LATENCY = SCHED_LATENCY // MIN_GRANULARITY  # sched_nr_latency, 8
 class _Task:
     __slots__ = ("vruntime", "weight", "allowed", "rq", "slice")
 
-    def __init__(self, weight: int, allowed, rq: int) -> None:
+    def __init__(self, weight: int, allowed: frozenset[int] | None, rq: int) -> None:
         self.vruntime: int | Fraction = 0
         self.weight = weight
         self.allowed = allowed  # frozenset of pCPUs, or None for any
@@ -81,19 +85,23 @@ class _Task:
         self.slice = 0
 
 
+#: A vCPU under CFS: a task.
+_TaskState: TypeAlias = "VCPUState[_Task]"
+
+
 class _RunQueue:
     __slots__ = ("queued", "curr", "load", "min_vruntime", "slice_end", "preempt")
 
     def __init__(self) -> None:
-        self.queued: list = []  # runnable tasks not running
-        self.curr = None  # the task this pCPU runs
+        self.queued: list[_TaskState] = []  # runnable tasks not running
+        self.curr: _TaskState | None = None  # the task this pCPU runs
         self.load = 0  # weights of queued + curr
         self.min_vruntime: int | Fraction = 0
         self.slice_end = 0
         self.preempt = False
 
 
-def _key(state):
+def _key(state: _TaskState) -> tuple[int | Fraction, int]:
     return (state.sched.vruntime, state.order)
 
 
@@ -101,11 +109,9 @@ class CFSPolicy(Policy):
     """CFS (pre-EEVDF) on per-pCPU run queues with an idle balancer."""
 
     name = "cfs"
+    admits = False  # every VM runs (place_all)
 
-    def place(self, host):
-        return place_all(host)
-
-    def setup(self, sim) -> None:
+    def setup(self, sim: Simulator) -> None:
         super().setup(sim)
         self.wake_preempts = sim.host.options.wake_preempts
         self.rqs = [_RunQueue() for _ in range(sim.host.pcpus)]
@@ -118,7 +124,7 @@ class CFSPolicy(Policy):
 
     # -- run-queue helpers -------------------------------------------------------------
 
-    def _enqueue(self, rq: _RunQueue, state) -> None:
+    def _enqueue(self, rq: _RunQueue, state: _TaskState) -> None:
         rq.queued.append(state)
         rq.load += state.sched.weight
 
@@ -130,18 +136,18 @@ class CFSPolicy(Policy):
         if keys:
             rq.min_vruntime = max(rq.min_vruntime, min(keys))
 
-    def _move(self, state, src: int, dst: int) -> None:
+    def _move(self, state: _TaskState, src: int, dst: int) -> None:
         """Renormalise *state*'s vruntime from run queue *src* to *dst* (not enqueued)."""
         task = state.sched
         v = task.vruntime - self.rqs[src].min_vruntime + self.rqs[dst].min_vruntime
         task.vruntime = v if v > 0 else 0
         task.rq = dst
 
-    def _allowed(self, state, cpu: int) -> bool:
+    def _allowed(self, state: _TaskState, cpu: int) -> bool:
         allowed = state.sched.allowed
         return allowed is None or cpu in allowed
 
-    def _slice(self, rq: _RunQueue, state) -> int:
+    def _slice(self, rq: _RunQueue, state: _TaskState) -> int:
         """``sched_slice``: the task's share of the period, at least ``min_granularity``."""
         nr = len(rq.queued) + (rq.curr is not None)
         period = SCHED_LATENCY if nr <= NR_LATENCY else nr * MIN_GRANULARITY
@@ -163,7 +169,7 @@ class CFSPolicy(Policy):
             self._move(state, c, cpu)
             self._enqueue(self.rqs[cpu], state)
 
-    def _select(self, state) -> int:
+    def _select(self, state: _TaskState) -> int:
         """The pCPU a task wakes on: its previous one unless busy and another is idle."""
         prev = state.sched.rq
         m = len(self.rqs)
@@ -175,7 +181,7 @@ class CFSPolicy(Policy):
 
     # -- hooks ---------------------------------------------------------------------------
 
-    def on_wake(self, state, t: int) -> None:
+    def on_wake(self, state: _TaskState, t: int) -> None:
         task = state.sched
         cpu = self._select(state)
         if cpu != task.rq:
@@ -193,7 +199,7 @@ class CFSPolicy(Policy):
             rq.preempt = True
             self.sim.resched(cpu)
 
-    def on_block(self, state, t: int) -> None:
+    def on_block(self, state: _TaskState, t: int) -> None:
         rq = self.rqs[state.sched.rq]
         if rq.curr is state:
             rq.curr = None
@@ -201,7 +207,7 @@ class CFSPolicy(Policy):
         self._update_min(rq)
         self.sim.resched(state.cpu)
 
-    def charge(self, state, ran: int, t: int) -> None:
+    def charge(self, state: _TaskState, ran: int, t: int) -> None:
         task = state.sched
         if task.weight == NICE_0_LOAD:
             task.vruntime += ran
@@ -209,7 +215,7 @@ class CFSPolicy(Policy):
             task.vruntime = exact(task.vruntime + Fraction(ran * NICE_0_LOAD, task.weight))
         self._update_min(self.rqs[task.rq])
 
-    def pick(self, cpu: int, t: int):
+    def pick(self, cpu: int, t: int) -> tuple[_TaskState | None, int | None]:
         rq = self.rqs[cpu]
         curr = rq.curr
         if curr is not None:
@@ -230,5 +236,5 @@ class CFSPolicy(Policy):
         self._update_min(rq)
         return state, rq.slice_end
 
-    def describe(self, state) -> tuple[int, str, int]:
+    def describe(self, state: _TaskState) -> tuple[int, str, int]:
         return 0, str(state.sched.vruntime), state.sched.slice

@@ -67,8 +67,13 @@ and ``budget`` the slice granted, in ns.
 
 from __future__ import annotations
 
-from ..placement import place_all
+from typing import TYPE_CHECKING, TypeAlias
+
 from ..policy import Policy
+from ..vcpu_state import VCPUState
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..simulator import Simulator
 
 __all__ = ["CreditPolicy", "BOOST", "UNDER", "OVER", "IDLE"]
 
@@ -99,7 +104,7 @@ class _Dom:
     def __init__(self, weight: int, cap: int) -> None:
         self.weight = weight
         self.cap = cap
-        self.active: list = []
+        self.active: list[UnitState] = []
 
 
 class _Unit:
@@ -120,10 +125,15 @@ class _Unit:
         self.boost_credit = 0  # bcredit only
 
 
+#: A vCPU under credit: a unit.
+UnitState: TypeAlias = "VCPUState[_Unit]"
+
+
 class CreditPolicy(Policy):
     """Xen credit1: weights, caps, BOOST/UNDER/OVER, per-pCPU queues, stealing."""
 
     name = "credit"
+    admits = False  # every VM runs (place_all)
 
     #: ``CSCHED_DEFAULT_TSLICE_MS``: the time slice, and the accounting period.
     TSLICE = 30 * MS
@@ -132,18 +142,15 @@ class CreditPolicy(Policy):
     #: ``sched_ratelimit_us`` (default 1000 us).
     RATELIMIT = 1 * MS
 
-    def place(self, host):
-        return place_all(host)
-
-    def setup(self, sim) -> None:
+    def setup(self, sim: Simulator) -> None:
         super().setup(sim)
         pcpus = sim.host.pcpus
         self.running = sim.running
         self.resched = sim.resched
-        self.runq: list[list] = [[] for _ in range(pcpus)]
+        self.runq: list[list[UnitState]] = [[] for _ in range(pcpus)]
         self.idlers = set(range(pcpus))  # init_pdata: "Start off idling"
         self.run_start = [0] * pcpus  # when the running vCPU was dispatched
-        self.allowed = {}
+        self.allowed: dict[UnitState, frozenset[int]] = {}
         self.active_doms: list[_Dom] = []  # prv->active_sdom
         self.weight = 0  # prv->weight
         self.credit = pcpus * self.TSLICE  # prv->credit
@@ -162,18 +169,18 @@ class CreditPolicy(Policy):
 
     # -- run queues (__runq_insert, csched_runq_sort) ------------------------------
 
-    def runq_insert(self, state) -> None:
+    def runq_insert(self, state: UnitState) -> None:
         """Behind every queued vCPU of the same or a higher priority."""
         queue, pri = self.runq[state.cpu], state.sched.pri
         at = next((i for i, other in enumerate(queue) if other.sched.pri < pri), len(queue))
         queue.insert(at, state)
         state.sched.queued = True
 
-    def runq_remove(self, state) -> None:
+    def runq_remove(self, state: UnitState) -> None:
         self.runq[state.cpu].remove(state)
         state.sched.queued = False
 
-    def is_current(self, state) -> bool:
+    def is_current(self, state: UnitState) -> bool:
         """Whether *state* runs (or is about to be rescheduled) on its pCPU."""
         return self.running[state.cpu] is state
 
@@ -186,38 +193,38 @@ class CreditPolicy(Policy):
 
     # -- credit (burn_credits) and the hooks bcredit refines -------------------------
 
-    def burn(self, state, t: int) -> None:
+    def burn(self, state: UnitState, t: int) -> None:
         unit = state.sched
         unit.credit -= t - unit.charged_to
         unit.charged_to = t
 
-    def wake_priority(self, state) -> None:
+    def wake_priority(self, state: UnitState) -> None:
         """``csched_unit_wake``: an UNDER vCPU that wakes is boosted."""
         if state.sched.pri == UNDER:
             state.sched.pri = BOOST
 
-    def unboost(self, state) -> None:
+    def unboost(self, state: UnitState) -> None:
         """``csched_unit_acct``: a tick that finds a BOOST vCPU running ends its boost."""
         if state.sched.pri == BOOST:
             state.sched.pri = UNDER
 
-    def earn(self, state, credit_fair: int) -> None:
+    def earn(self, state: UnitState, credit_fair: int) -> None:
         state.sched.credit += credit_fair
 
-    def upper_bound(self, state) -> None:
+    def upper_bound(self, state: UnitState) -> None:
         """Credit above one slice: the vCPU stops earning, with half its credit."""
         self.acct_stop(state)
         state.sched.credit //= 2
 
-    def settle(self, state) -> None:
+    def settle(self, state: UnitState) -> None:
         """After the accounting set the vCPU's priority (bcredit may raise it)."""
 
-    def slice_for(self, state, cpu: int) -> int:
+    def slice_for(self, state: UnitState, cpu: int) -> int:
         return self.TSLICE
 
     # -- hooks -----------------------------------------------------------------------
 
-    def on_wake(self, state, t: int) -> None:
+    def on_wake(self, state: UnitState, t: int) -> None:
         unit = state.sched
         if self.is_current(state) or unit.parked:
             return  # still current (it blocked at this instant), or paused by its cap
@@ -225,18 +232,18 @@ class CreditPolicy(Policy):
         self.runq_insert(state)
         self.tickle(state)
 
-    def on_block(self, state, t: int) -> None:
+    def on_block(self, state: UnitState, t: int) -> None:
         if state.sched.queued:
             self.runq_remove(state)
         self.resched(state.cpu)
 
-    def charge(self, state, ran: int, t: int) -> None:
+    def charge(self, state: UnitState, ran: int, t: int) -> None:
         self.burn(state, t)
 
-    def describe(self, state) -> tuple[int, str, int]:
+    def describe(self, state: UnitState) -> tuple[int, str, int]:
         return 0, str(-state.sched.pri), state.sched.slice
 
-    def tickle(self, state) -> bool:
+    def tickle(self, state: UnitState) -> bool:
         """``__runq_tickle``: which pCPU to tell to reschedule for a queued *state*."""
         cpu, pri = state.cpu, state.sched.pri
         cur = self.pri_on(cpu)
@@ -255,7 +262,7 @@ class CreditPolicy(Policy):
         self.resched(target)
         return True
 
-    def on_timer(self, t: int, payload) -> None:
+    def on_timer(self, t: int, payload: None) -> None:
         for cpu in range(len(self.runq) if t else 0):  # csched_tick -> csched_unit_acct
             cur = self.running[cpu]
             if cur is None or not cur.runnable or cur.sched.parked:
@@ -268,16 +275,16 @@ class CreditPolicy(Policy):
             self.acct()
         self.sim.set_timer(t + self.TICK, 0, None)
 
-    def pick(self, cpu: int, t: int):
+    def pick(self, cpu: int, t: int) -> tuple[UnitState | None, int | None]:
         """``csched_schedule``."""
         cur = self.running[cpu]
-        current = cur is not None and cur.runnable and not cur.sched.parked
+        current = cur if cur is not None and cur.runnable and not cur.sched.parked else None
         runtime = t - self.run_start[cpu]
-        if current and runtime < self.RATELIMIT:
-            cur.sched.slice = self.RATELIMIT - runtime
-            return cur, t + cur.sched.slice
-        if current:
-            self.runq_insert(cur)
+        if current is not None and runtime < self.RATELIMIT:
+            current.sched.slice = self.RATELIMIT - runtime
+            return current, t + current.sched.slice
+        if current is not None:
+            self.runq_insert(current)
         queue = self.runq[cpu]
         snext = queue[0] if queue else None
         if snext is not None and snext.sched.pri > OVER:
@@ -292,7 +299,8 @@ class CreditPolicy(Policy):
             self.idlers.add(cpu)
             return None, None
         self.idlers.discard(cpu)
-        if snext is not cur:
+        fresh = snext is not cur  # another vCPU than the one that ran: its run starts now
+        if fresh:
             self.run_start[cpu] = t
             snext.sched.charged_to = t
         snext.sched.slice = self.slice_for(snext, cpu)
@@ -300,7 +308,7 @@ class CreditPolicy(Policy):
 
     # -- stealing (csched_load_balance, csched_runq_steal) --------------------------
 
-    def steal(self, cpu: int, pri: int):
+    def steal(self, cpu: int, pri: int) -> UnitState | None:
         workers = [c for c in range(len(self.runq)) if c != cpu and c not in self.idlers]
         if not workers:
             return None
@@ -321,7 +329,7 @@ class CreditPolicy(Policy):
 
     # -- accounting (csched_acct) ----------------------------------------------------
 
-    def acct_start(self, state) -> None:
+    def acct_start(self, state: UnitState) -> None:
         unit, dom = state.sched, state.sched.dom
         unit.active = True
         dom.active.insert(0, state)
@@ -329,7 +337,7 @@ class CreditPolicy(Policy):
         if dom not in self.active_doms:
             self.active_doms.insert(0, dom)
 
-    def acct_stop(self, state) -> None:
+    def acct_stop(self, state: UnitState) -> None:
         unit, dom = state.sched, state.sched.dom
         unit.active = False
         dom.active.remove(state)
@@ -388,14 +396,14 @@ class CreditPolicy(Policy):
         for queue in self.runq:
             queue.sort(key=lambda state: -state.sched.pri)
 
-    def park(self, state) -> None:
+    def park(self, state: UnitState) -> None:
         state.sched.parked = True
         if state.sched.queued:
             self.runq_remove(state)
         elif self.is_current(state):
             self.resched(state.cpu)
 
-    def unpark(self, state) -> None:
+    def unpark(self, state: UnitState) -> None:
         state.sched.parked = False  # after the wake: no BOOST
         if state.runnable and not self.is_current(state):
             self.runq_insert(state)

@@ -11,7 +11,13 @@ Placement is Akita's first fit with the host's test.
 
 from __future__ import annotations
 
-from .server import ServerPolicy
+from functools import partial
+from typing import TYPE_CHECKING, Callable
+
+from .server import ServerPolicy, ServerQueue, ServerState
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..simulator import Simulator
 
 __all__ = ["EDFPolicy"]
 
@@ -19,9 +25,9 @@ __all__ = ["EDFPolicy"]
 class _CPU:
     __slots__ = ("active", "inactive")
 
-    def __init__(self, active, inactive) -> None:
-        self.active = active
-        self.inactive = inactive
+    def __init__(self, queue: Callable[[], ServerQueue]) -> None:
+        self.active = queue()  # active runnable, by key
+        self.inactive = queue()  # inactive runnable, by key (background, R7)
 
 
 class EDFPolicy(ServerPolicy):
@@ -29,19 +35,21 @@ class EDFPolicy(ServerPolicy):
 
     name = "edf"
 
-    def setup_cpus(self, sim) -> None:
-        self.cpus = [_CPU(self.new_queue(c), self.new_queue(c)) for c in range(sim.host.pcpus)]
+    cpus: list[_CPU]
 
-    def budget_of(self, state) -> int:
-        return state.vm.c_pes if state.is_hi else state.vm.c_opt
+    def setup_cpus(self, sim: Simulator) -> None:
+        self.cpus = [_CPU(partial(self.new_queue, c)) for c in range(sim.host.pcpus)]
 
-    def enqueue(self, state) -> None:
+    def budget_of(self, state: ServerState) -> int:
+        return state.vm.c_max  # C_pes for a HI vCPU, C_opt for a LO one
+
+    def enqueue(self, state: ServerState) -> None:
         server = state.sched
         cpu = self.cpus[state.cpu]
         queue = cpu.active if server.budget > 0 else cpu.inactive
         queue.push(server.key, self.tie_of(state), server.stamp, state)  # key_of: the deadline
 
-    def pick(self, cpu: int, t: int):
+    def pick(self, cpu: int, t: int) -> tuple[ServerState | None, int | None]:
         queues = self.cpus[cpu]
         state = queues.active.peek()
         if state is not None:

@@ -4,14 +4,17 @@ Baruah, Bonifaci, D'Angelo, Li, Marchetti-Spaccamela, van der Ster and
 Stougie, "The Preemptive Uniprocessor Scheduling of Mixed-Criticality
 Implicit-Deadline Sporadic Task Systems", ECRTS 2012: the AMC-like
 behaviour that the Akita paper contrasts with its own (Akita keeps serving
-LO vCPUs in HI mode).  It is ``akita`` (:mod:`.akita`) with these changes:
+LO vCPUs in HI mode).  It is the modal server policy
+(:mod:`akita.reference.policies.modal`) with its defaults and virtual
+deadlines:
 
-* **LO mode** as ``akita`` (R2, R4): a HI vCPU released at ``s`` has the
-  virtual deadline ``s + x T``, ``x`` from its pCPU's EDF-VD verdict.
-* **LO -> HI** as ``akita`` (R5): a HI vCPU consumed ``C_opt`` and is still
-  runnable.  LO work is **dropped** at the switch: the LO vCPUs' remaining
-  budgets go to 0 (traced as ``exhaust``), and LO periods starting in HI
-  mode get no budget.
+* **LO mode** (R2, R4): a HI vCPU released at ``s`` has the virtual
+  deadline ``s + x T``, ``x`` from its pCPU's EDF-VD verdict (exact); a LO
+  vCPU's key is its deadline.
+* **LO -> HI** (R5): a HI vCPU consumed ``C_opt`` and is still runnable.
+  LO work is **dropped** at the switch: the LO vCPUs' remaining budgets go
+  to 0 (traced as ``exhaust``), and LO periods starting in HI mode get no
+  budget.
 * **HI mode**: only HI vCPUs run, by actual deadline; LO vCPUs never run,
   not even as background (``lo_in_hi_mode`` and ``hi_mode_deadline`` of the
   host are ignored: they are fixed to false and ``"actual"``).
@@ -20,51 +23,49 @@ LO vCPUs in HI mode).  It is ``akita`` (:mod:`.akita`) with these changes:
   holds budget -- an idle instant of the HI work the test accounts for, as
   for ``amc`` (:mod:`akita.reference.policies.amc`, where the choice is argued).
 
-Placement is first fit with ``"edf-vd"``, whatever the host's test names.
+``akita`` (:mod:`akita.reference.policies.akita`) is this policy with LO
+work kept in HI mode and temperatures.  Placement is first fit with ``"edf-vd"``, whatever the
+host's test names.
 """
 
 from __future__ import annotations
 
-from .akita import AkitaPolicy
-from .amc import drop_lo_budgets
-from .rm import place_with
+from fractions import Fraction
+from typing import TYPE_CHECKING, ClassVar
+
+from ..runqueue import Key
+from .modal import ModalServerPolicy
+from .server import ServerState, exact
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..simulator import Simulator
 
 __all__ = ["EDFVDPolicy"]
 
+#: Where this module implements each rule (read by the traceability table,
+#: docs/traceability.rst; tests/docs/test_traceability.py checks every name).
+__rules__ = {
+    "R2": ("EDFVDPolicy.setup_cpus", "EDFVDPolicy.key_of"),
+}
 
-class EDFVDPolicy(AkitaPolicy):
+
+class EDFVDPolicy(ModalServerPolicy):
     """EDF-VD with LO work dropped in HI mode and return at an idle instant of HI work."""
 
     name = "edf-vd"
-    test = "edf-vd"
+    admission_test: ClassVar[str | None] = "edf-vd"
 
-    def place(self, host):
-        return place_with(host, self.test)
+    #: ``x`` of each pCPU, from its EDF-VD verdict (1 where the verdict has none).
+    x: list[Fraction]
 
-    def setup_cpus(self, sim) -> None:
+    def setup_cpus(self, sim: Simulator) -> None:
         super().setup_cpus(sim)
-        self.lo_in_hi_mode = False
-        self.virtual_in_hi = False
+        self.x = [load.verdict.x if load.verdict.x is not None else Fraction(1)
+                  for load in sim.placement.pcpus]
 
-    def budget_of(self, state) -> int:
-        if not state.is_hi and self.cpus[state.cpu].hi:
-            return 0  # no LO work is released in HI mode
-        return super().budget_of(state)
-
-    def _switch(self, cpu: int, hi: bool, t: int, trigger=None) -> None:
-        super()._switch(cpu, hi, t, trigger)
-        if hi:
-            drop_lo_budgets(self, cpu, t)
-
-    def _ask_pessimistic(self, state, t: int) -> None:
-        if not self.cpus[state.cpu].hi:
-            self._switch(state.cpu, True, t, trigger=state)
-
-    def on_release(self, state, t: int) -> None:
-        """No temperatures: the return to LO mode is decided in :meth:`pick`."""
-
-    def pick(self, c: int, t: int):
-        cpu = self.cpus[c]
-        if cpu.hi and cpu.hi_mode.peek() is None:
-            self._switch(c, False, t)  # an idle instant of HI work
-        return super().pick(c, t)
+    def key_of(self, state: ServerState, release: int) -> Key:
+        """LO-mode key: the virtual deadline of a HI vCPU, the deadline of a LO one."""
+        period = state.vm.period
+        if state.is_hi:
+            return exact(release + self.x[state.cpu] * period)
+        return release + period

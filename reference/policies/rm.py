@@ -19,46 +19,20 @@ its pCPU (0 is the highest), written as the trace's ``key``: the policy is
 
 from __future__ import annotations
 
-import attrs
-
-from akita.model import first_fit, rm_order
+from akita.model import VCPU, rm_order
 
 from .edf import EDFPolicy
+from .fixed_priority import FixedPriorityPolicy
 
-__all__ = ["RMPolicy", "place_with", "ranks"]
-
-
-def place_with(host, test: str):
-    """First fit on *host* under *test*, whatever ``host.test`` says."""
-    return first_fit(attrs.evolve(host, test=test))
+__all__ = ["RMPolicy"]
 
 
-def ranks(sim, order_of) -> dict:
-    """vCPU name -> priority rank on its pCPU (0 highest), *order_of* ordering each pCPU's vCPUs."""
-    out = {}
-    for load in sim.placement.pcpus:
-        for rank, vcpu in enumerate(order_of(load.vcpus)):
-            out[vcpu.name] = rank
-    return out
-
-
-class RMPolicy(EDFPolicy):
+class RMPolicy(FixedPriorityPolicy, EDFPolicy):
     """Fixed priorities by period over periodic servers: EDF's queues, keyed by rank."""
 
     name = "rm"
-    test = "rm-rta"
+    admission_test = "rm-rta"
 
-    def place(self, host):
-        return place_with(host, self.test)
-
-    def setup_cpus(self, sim) -> None:
-        self.rank = ranks(sim, rm_order)
-        super().setup_cpus(sim)
-
-    def key_of(self, state, release: int) -> int:
-        return self.rank[state.name]
-
-    @staticmethod
-    def tie_of(state) -> int:
-        """Ranks are distinct; host order only for form."""
-        return state.order
+    def priority_order(self, vcpus: tuple[VCPU, ...]) -> tuple[VCPU, ...]:
+        """Rate monotonic: by period, equal periods in host order."""
+        return rm_order(vcpus)

@@ -36,8 +36,13 @@ period start, as for the periodic servers (:mod:`.server`).
 
 from __future__ import annotations
 
-from ..placement import place_all
+from typing import TYPE_CHECKING, TypeAlias
+
 from ..policy import Policy
+from ..vcpu_state import VCPUState
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..simulator import Simulator
 
 __all__ = ["RTDSPolicy"]
 
@@ -46,7 +51,7 @@ class _Unit:
     __slots__ = ("budget", "full", "period", "deadline", "level", "depleted", "allowed",
                  "token", "served", "owed")
 
-    def __init__(self, full: int, period: int, allowed) -> None:
+    def __init__(self, full: int, period: int, allowed: frozenset[int] | None) -> None:
         self.full = full
         self.budget = full
         self.period = period
@@ -59,7 +64,11 @@ class _Unit:
         self.owed = 0
 
 
-def _key(state):
+#: A vCPU under RTDS.
+_UnitState: TypeAlias = "VCPUState[_Unit]"
+
+
+def _key(state: _UnitState) -> tuple[int, int, int]:
     unit = state.sched
     return (unit.level, unit.deadline, state.order)
 
@@ -68,6 +77,7 @@ class RTDSPolicy(Policy):
     """Xen RTDS: deferrable servers under global EDF, with extratime."""
 
     name = "rtds"
+    admits = False  # every VM runs (place_all)
     #: Xen's default for new vCPUs (``rt_alloc_udata`` sets ``__RTDS_extratime``).
     extratime = True
 
@@ -75,19 +85,16 @@ class RTDSPolicy(Policy):
         if extratime is not None:
             self.extratime = extratime
 
-    def place(self, host):
-        return place_all(host)
-
-    def setup(self, sim) -> None:
+    def setup(self, sim: Simulator) -> None:
         super().setup(sim)
         self.wake_preempts = sim.host.options.wake_preempts
         m = sim.host.pcpus
-        self.curr: list = [None] * m  # what each pCPU runs, as last decided
-        self.runq: list = []  # runnable vCPUs with budget, not running
+        self.curr: list[_UnitState | None] = [None] * m  # what each pCPU runs, as last decided
+        self.runq: list[_UnitState] = []  # runnable vCPUs with budget, not running
         self.tickled: set[int] = set()
         for state in sim.vcpus:
             vm = state.vm
-            unit = _Unit(vm.c_pes if state.is_hi else vm.c_opt, vm.period,
+            unit = _Unit(vm.c_max, vm.period,
                          frozenset(vm.share.pin) if vm.share.pin else None)
             state.sched = unit
             if state.runnable:
@@ -96,11 +103,11 @@ class RTDSPolicy(Policy):
 
     # -- helpers -------------------------------------------------------------------------
 
-    def _allowed(self, state, cpu: int) -> bool:
+    def _allowed(self, state: _UnitState, cpu: int) -> bool:
         allowed = state.sched.allowed
         return allowed is None or cpu in allowed
 
-    def _head(self, cpu: int | None):
+    def _head(self, cpu: int | None) -> _UnitState | None:
         """``runq_pick``: the first queued vCPU allowed on *cpu* (any pCPU if ``None``)."""
         best = None
         for state in self.runq:
@@ -110,11 +117,11 @@ class RTDSPolicy(Policy):
                 best = state
         return best
 
-    def _tickle(self, state, preempt: bool = True) -> None:
+    def _tickle(self, state: _UnitState, preempt: bool = True) -> None:
         """``runq_tickle``: ask one pCPU to decide again for *state*."""
         m = len(self.curr)
         start = state.cpu
-        lowest = None
+        lowest: tuple[tuple[int, int, int], int] | None = None  # key and pCPU of the lowest
         for i in range(m):
             c = (start + i) % m
             if c in self.tickled or not self._allowed(state, c):
@@ -123,16 +130,17 @@ class RTDSPolicy(Policy):
             if running is None or running.sched.depleted:
                 self._kick(c)
                 return
-            if lowest is None or _key(running) > _key(self.curr[lowest]):
-                lowest = c
-        if preempt and lowest is not None and _key(state) < _key(self.curr[lowest]):
-            self._kick(lowest)
+            key = _key(running)
+            if lowest is None or key > lowest[0]:
+                lowest = (key, c)
+        if preempt and lowest is not None and _key(state) < lowest[0]:
+            self._kick(lowest[1])
 
     def _kick(self, cpu: int) -> None:
         self.tickled.add(cpu)
         self.sim.resched(cpu)
 
-    def _replenish(self, state, t: int) -> None:
+    def _replenish(self, state: _UnitState, t: int) -> None:
         """``rt_update_deadline``: next boundary after *t*, full budget, level 0."""
         unit = state.sched
         if state.is_hi and unit.served < unit.owed:
@@ -143,15 +151,14 @@ class RTDSPolicy(Policy):
         unit.level = 0
         unit.served = 0
         if state.is_hi:
-            backlog = state.backlog
-            unit.owed = unit.full if backlog is None else min(unit.full, backlog)
+            unit.owed = unit.full if state.endless else min(unit.full, state.backlog)
         if self.sim.tracing:
             self.sim.emit(t, state.cpu, "release", vcpu=state.name, deadline=unit.deadline,
                           key=str(unit.deadline), budget=unit.budget)
 
     # -- hooks ---------------------------------------------------------------------------
 
-    def on_timer(self, t: int, payload) -> None:
+    def on_timer(self, t: int, payload: tuple[_UnitState, int]) -> None:
         state, token = payload
         unit = state.sched
         if token != unit.token:
@@ -173,7 +180,7 @@ class RTDSPolicy(Policy):
             if state in self.runq:
                 self._tickle(state)
 
-    def on_wake(self, state, t: int) -> None:
+    def on_wake(self, state: _UnitState, t: int) -> None:
         unit = state.sched
         if unit.deadline <= t:  # rt_unit_wake: a boundary passed (this very instant)
             self._replenish(state, t)
@@ -182,12 +189,12 @@ class RTDSPolicy(Policy):
             self.runq.append(state)
             self._tickle(state, self.wake_preempts)
 
-    def on_block(self, state, t: int) -> None:
+    def on_block(self, state: _UnitState, t: int) -> None:
         if self.curr[state.cpu] is state:
             self.curr[state.cpu] = None
         self.sim.resched(state.cpu)
 
-    def charge(self, state, ran: int, t: int) -> None:
+    def charge(self, state: _UnitState, ran: int, t: int) -> None:
         unit = state.sched
         unit.served += ran
         if unit.depleted:
@@ -203,7 +210,7 @@ class RTDSPolicy(Policy):
                 unit.depleted = True
             self.sim.resched(state.cpu)
 
-    def pick(self, cpu: int, t: int):
+    def pick(self, cpu: int, t: int) -> tuple[_UnitState | None, int | None]:
         self.tickled.discard(cpu)
         curr = self.curr[cpu]
         head = self._head(cpu)
@@ -226,6 +233,6 @@ class RTDSPolicy(Policy):
             self._tickle(curr)
         return head, t + head.sched.budget
 
-    def describe(self, state) -> tuple[int, str, int]:
+    def describe(self, state: _UnitState) -> tuple[int, str, int]:
         unit = state.sched
         return unit.deadline, str(unit.deadline), unit.budget

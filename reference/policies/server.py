@@ -22,16 +22,21 @@ at the next one whether it was served that much.
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from fractions import Fraction
+from typing import TYPE_CHECKING, TypeAlias
 
 from ..policy import Policy
-from ..runqueue import RunQueue
+from ..runqueue import Key, RunQueue, Tie
 from ..vcpu_state import VCPUState
 
-__all__ = ["Server", "ServerPolicy", "exact"]
+if TYPE_CHECKING:  # pragma: no cover
+    from ..simulator import Simulator
+
+__all__ = ["Server", "ServerPolicy", "ServerState", "ServerQueue", "exact", "key_text"]
 
 #: Where this module implements each rule (read by the traceability table,
-#: docs/traceability.rst; tests/test_traceability.py checks every name).
+#: docs/traceability.rst; tests/docs/test_traceability.py checks every name).
 __rules__ = {
     "R2": ("ServerPolicy.on_timer",),
     "R3": ("ServerPolicy.charge",),
@@ -46,7 +51,7 @@ def exact(value: Fraction | int) -> int | Fraction:
     return value
 
 
-def key_text(key: int | Fraction) -> str:
+def key_text(key: Key) -> str:
     """An ordering key as the trace writes it: ``"52000000"`` or ``"104000000/3"``."""
     return str(key)
 
@@ -62,7 +67,7 @@ class Server:
     def __init__(self) -> None:
         self.budget = 0
         self.deadline = 0
-        self.key: int | Fraction = 0
+        self.key: Key = 0
         self.consumed = 0
         self.stamp = 0
         self.served = 0
@@ -71,14 +76,20 @@ class Server:
         self.temperature = 0
 
 
-def _live(state: VCPUState, stamp: int) -> bool:
+#: A vCPU of a periodic-server policy.
+ServerState: TypeAlias = "VCPUState[Server]"
+#: A run queue of such vCPUs.
+ServerQueue: TypeAlias = "RunQueue[VCPUState[Server]]"
+
+
+def _live(state: ServerState, stamp: int) -> bool:
     return state.sched.stamp == stamp and state.runnable
 
 
 class ServerPolicy(Policy):
     """Periodic servers on pinned vCPUs; subclasses order them and add modes."""
 
-    def setup(self, sim) -> None:
+    def setup(self, sim: Simulator) -> None:
         super().setup(sim)
         self.resched = sim.resched
         self.wake_preempts = sim.host.options.wake_preempts
@@ -88,39 +99,42 @@ class ServerPolicy(Policy):
         for state in sim.vcpus:
             sim.set_timer(0, state.cpu, state)
 
-    def setup_cpus(self, sim) -> None:
-        raise NotImplementedError
+    @abstractmethod
+    def setup_cpus(self, sim: Simulator) -> None:
+        """Create the per-pCPU state (run queues, modes) before time 0."""
 
-    def new_queue(self, cpu: int) -> RunQueue:
+    def new_queue(self, cpu: int) -> ServerQueue:
+        """An empty run queue for pCPU *cpu*."""
         return RunQueue(_live, size_hint=len(self.sim.on_cpu[cpu]))
 
     @staticmethod
-    def tie_of(state: VCPUState) -> tuple[int, int]:
+    def tie_of(state: ServerState) -> Tie:
         """Equal keys: HI before LO, then host order."""
         return (0 if state.is_hi else 1, state.order)
 
     # -- policy-specific -------------------------------------------------------------
 
-    def budget_of(self, state: VCPUState) -> int:
-        raise NotImplementedError
+    @abstractmethod
+    def budget_of(self, state: ServerState) -> int:
+        """The budget of the period that starts now."""
 
-    def key_of(self, state: VCPUState, release: int) -> int | Fraction:
+    def key_of(self, state: ServerState, release: int) -> Key:
         """The ordering key of the period released at *release* (its deadline by default)."""
         return release + state.vm.period
 
-    def enqueue(self, state: VCPUState) -> None:
+    @abstractmethod
+    def enqueue(self, state: ServerState) -> None:
         """Put a runnable vCPU, whose stamp just moved, in the right queues."""
-        raise NotImplementedError
 
-    def on_release(self, state: VCPUState, t: int) -> None:
+    def on_release(self, state: ServerState, t: int) -> None:
         """Hook after a period start has been applied."""
 
-    def on_charged(self, state: VCPUState, before: int, t: int) -> None:
+    def on_charged(self, state: ServerState, before: int, t: int) -> None:
         """Hook after an active vCPU was charged (``before``: its consumption before)."""
 
     # -- hooks -------------------------------------------------------------------------
 
-    def on_timer(self, t: int, state: VCPUState) -> None:
+    def on_timer(self, t: int, state: ServerState) -> None:
         server = state.sched
         vm = state.vm
         if state.is_hi and t > 0 and server.served < server.owed:
@@ -131,8 +145,7 @@ class ServerPolicy(Policy):
         server.consumed = 0
         server.served = 0
         if state.is_hi:
-            backlog = state.backlog
-            server.owed = vm.c_pes if backlog is None else min(vm.c_pes, backlog)
+            server.owed = vm.c_max if state.endless else min(vm.c_max, state.backlog)  # C_pes
         server.stamp += 1
         if self.sim.tracing:
             self.sim.emit(t, state.cpu, "release", vcpu=state.name, deadline=server.deadline,
@@ -143,7 +156,7 @@ class ServerPolicy(Policy):
         self.sim.set_timer(t + vm.period, state.cpu, state)
         self.resched(state.cpu)
 
-    def on_wake(self, state: VCPUState, t: int) -> None:
+    def on_wake(self, state: ServerState, t: int) -> None:
         server = state.sched
         server.stamp += 1
         if server.deadline == t:
@@ -152,11 +165,11 @@ class ServerPolicy(Policy):
         if self.wake_preempts or self.sim.running[state.cpu] is None:
             self.resched(state.cpu)
 
-    def on_block(self, state: VCPUState, t: int) -> None:
+    def on_block(self, state: ServerState, t: int) -> None:
         state.sched.stamp += 1
         self.resched(state.cpu)
 
-    def charge(self, state: VCPUState, ran: int, t: int) -> None:
+    def charge(self, state: ServerState, ran: int, t: int) -> None:
         server = state.sched
         server.served += ran
         if server.budget <= 0:
@@ -174,10 +187,10 @@ class ServerPolicy(Policy):
             self.resched(state.cpu)
         self.on_charged(state, before, t)
 
-    def describe(self, state: VCPUState) -> tuple[int, str, int]:
+    def describe(self, state: ServerState) -> tuple[int, str, int]:
         server = state.sched
         return server.deadline, key_text(server.key), server.budget
 
-    def slice_end(self, state: VCPUState, t: int) -> int:
+    def slice_end(self, state: ServerState, t: int) -> int:
         """When an active vCPU dispatched at *t* must be looked at again: its budget's end."""
         return t + state.sched.budget

@@ -2,18 +2,21 @@
 
 Read from the code, never typed by hand:
 
-* **implementation** and **Z3 encoding**: each module of ``akita.model``
-  and ``akita.reference`` may declare ``__rules__ = {"R4": ("AkitaPolicy.pick",
-  ...)}``; names are resolved, so a renamed function breaks the table (and
-  ``tests/test_traceability.py``).  Modules under ``akita.model.smt`` are the
-  Z3 encodings;
+* **implementation**, **Z3 encoding** and **oracle**: each module of
+  ``akita.model``, ``akita.reference`` and ``akita.oracle`` may declare
+  ``__rules__ = {"R4": ("AkitaPolicy.pick", ...)}``; names are resolved, so a
+  renamed function breaks the table (and ``tests/docs/test_traceability.py``).
+  Modules under ``akita.model.smt`` are the Z3 encodings, modules of
+  ``akita.oracle`` say where ``akita conform`` checks the rule;
 * **proof obligations**: ``Obligation.rules``, from the manifest
   (:mod:`akita.proofs.manifest`);
 * **tests**: test functions and modules of ``tests/`` marked
   ``@pytest.mark.rule("R4", ...)`` (or ``pytestmark = ...``), read from the
-  source without running it;
-* **oracle**: whether ``akita conform`` names violations of the rule
-  (:data:`akita.oracle.RULE_TITLES`).
+  source without running it.
+
+The oracle's declarations must agree with the rules it names in its
+findings (:data:`akita.oracle.RULE_TITLES`): a rule it names but checks
+nowhere, or checks but never names, is reported by :func:`unresolved`.
 
 :func:`gaps` says which rule lacks an implementation, an obligation or a
 test; the specification's build shows the table (:doc:`/traceability`).
@@ -24,7 +27,9 @@ from __future__ import annotations
 import ast
 import importlib
 import pkgutil
+from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 import attrs
 
@@ -33,7 +38,10 @@ from akita.model.rules import RULES, rule_ids
 __all__ = ["RuleTrace", "trace_rules", "gaps", "unresolved", "PACKAGES"]
 
 #: The packages whose modules may declare ``__rules__``.
-PACKAGES = ("akita.model", "akita.reference")
+PACKAGES = ("akita.model", "akita.reference", "akita.oracle")
+
+#: Declarations in these packages fill the Z3 encoding and the oracle columns.
+_ENCODING, _ORACLE = "akita.model.smt", "akita.oracle"
 
 
 @attrs.frozen
@@ -47,10 +55,10 @@ class RuleTrace:
     encoding: tuple[str, ...]
     obligations: tuple[str, ...]
     tests: tuple[str, ...]
-    oracle: bool
+    oracle: tuple[str, ...]
 
 
-def _modules():
+def _modules() -> Iterator[ModuleType]:
     for package_name in PACKAGES:
         package = importlib.import_module(package_name)
         yield package
@@ -60,7 +68,7 @@ def _modules():
 
 def _declarations() -> list[tuple[str, str, str]]:
     """(rule, module, name) for every ``__rules__`` entry."""
-    found = []
+    found: list[tuple[str, str, str]] = []
     for module in _modules():
         for rule, names in getattr(module, "__rules__", {}).items():
             found += [(rule, module.__name__, name) for name in names]
@@ -68,7 +76,12 @@ def _declarations() -> list[tuple[str, str, str]]:
 
 
 def unresolved() -> list[str]:
-    """Declared names that do not exist, and rule ids that are not rules."""
+    """Declared names that do not exist, rule ids that are not rules, and oracle disagreements.
+
+    The oracle disagrees with itself when :data:`akita.oracle.RULE_TITLES`
+    names a rule that no ``__rules__`` of ``akita.oracle`` checks, or the
+    converse.
+    """
     known, bad = set(rule_ids()), []
     for rule, module_name, name in _declarations():
         target = importlib.import_module(module_name)
@@ -79,27 +92,43 @@ def unresolved() -> list[str]:
             bad.append(f"{module_name}.{name}")
         if rule not in known:
             bad.append(f"{module_name}: unknown rule {rule}")
-    return bad
+    return bad + _oracle_disagreements()
+
+
+def _in(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def _oracle_disagreements() -> list[str]:
+    """Rules the oracle names in findings but checks nowhere, and the converse."""
+    from akita.oracle import RULE_TITLES
+
+    checked = {rule for rule, module, _ in _declarations() if _in(module, _ORACLE)}
+    return ([f"{_ORACLE}: names {rule} but declares no check of it"
+             for rule in sorted(set(RULE_TITLES) - checked)]
+            + [f"{_ORACLE}: checks {rule} but RULE_TITLES does not name it"
+               for rule in sorted(checked - set(RULE_TITLES))])
 
 
 def _marks(node: ast.AST) -> list[str]:
     """Rule ids of ``pytest.mark.rule(...)`` calls in *node* (a decorator or an assignment)."""
-    rules = []
+    rules: list[str] = []
     for call in ast.walk(node):
         if (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
                 and call.func.attr == "rule" and isinstance(call.func.value, ast.Attribute)
                 and call.func.value.attr == "mark"):
-            rules += [a.value for a in call.args if isinstance(a, ast.Constant)]
+            rules += [str(a.value) for a in call.args if isinstance(a, ast.Constant)]
     return rules
 
 
 def marked_tests(tests: Path) -> dict[str, list[str]]:
-    """rule -> test node ids (``tests/test_x.py::test_y``; a module id for a module mark)."""
+    """rule -> test node ids (``tests/model/test_x.py::test_y``; a module id for a module
+    mark), from every ``test_*.py`` below *tests*."""
     found: dict[str, list[str]] = {}
-    for path in sorted(tests.glob("test_*.py")):
+    for path in sorted(tests.rglob("test_*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in tree.body:
-            where = f"tests/{path.name}"
+            where = path.relative_to(tests.parent).as_posix()
             if isinstance(node, ast.Assign) and any(
                     isinstance(t, ast.Name) and t.id == "pytestmark" for t in node.targets):
                 rules = _marks(node)
@@ -115,13 +144,14 @@ def marked_tests(tests: Path) -> dict[str, list[str]]:
 
 def trace_rules(tests: Path) -> list[RuleTrace]:
     """The traceability table, one row per rule, reading the tests from folder *tests*."""
-    from akita.oracle import RULE_TITLES
     from akita.proofs.manifest import load
 
     implementation: dict[str, list[str]] = {}
     encoding: dict[str, list[str]] = {}
+    oracle: dict[str, list[str]] = {}
     for rule, module, name in _declarations():
-        column = encoding if module.startswith("akita.model.smt") else implementation
+        column = (encoding if _in(module, _ENCODING) else oracle if _in(module, _ORACLE)
+                  else implementation)
         column.setdefault(rule, []).append(f"{module}.{name}")
     obligations: dict[str, list[str]] = {}
     for obligation in load():
@@ -130,7 +160,7 @@ def trace_rules(tests: Path) -> list[RuleTrace]:
     tested = marked_tests(tests)
     return [RuleTrace(r.id, r.title, r.section, tuple(implementation.get(r.id, ())),
                       tuple(encoding.get(r.id, ())), tuple(obligations.get(r.id, ())),
-                      tuple(tested.get(r.id, ())), r.id in RULE_TITLES) for r in RULES]
+                      tuple(tested.get(r.id, ())), tuple(oracle.get(r.id, ()))) for r in RULES]
 
 
 def gaps(traces: list[RuleTrace]) -> list[str]:

@@ -11,13 +11,10 @@ from rich.console import Console
 from rich.table import Table
 
 from akita.model import ModelError, format_duration, load_host, parse_duration
-from akita.oracle import DECISIONS, RULE_TITLES, conform as run_conform, read_ftrace, read_jsonl
+from akita.oracle import DECISIONS, FTRACE_REPORTS, RULE_TITLES, conform_stream
 from akita.oracle.ftrace import parse_seconds
 
 __all__ = ["conform"]
-
-_FTRACE_REPORTS = ("dispatch", "idle")
-
 
 @click.command(short_help="Check another scheduler's trace against the rules.")
 @click.argument("host_file", metavar="HOST.toml", type=click.Path(dir_okay=False))
@@ -34,7 +31,7 @@ _FTRACE_REPORTS = ("dispatch", "idle")
 @click.option("--reports", "reports_text", default=None,
               help="Decision kinds the trace records, comma-separated "
                    f"(default: all for JSON Lines: {','.join(sorted(DECISIONS))}; "
-                   "dispatch,idle for ftrace).")
+                   f"{','.join(FTRACE_REPORTS)} for ftrace).")
 @click.option("--map", "mappings", multiple=True, metavar="TASK=VM/i",
               help="ftrace: the task (pid or comm) that runs a vCPU; adds to the host's "
                    "[trace_map]. Repeatable.")
@@ -61,51 +58,34 @@ def conform(host_file, trace_path, trace_format, tolerance_text, policy, ties, r
     tolerance = parse_duration(tolerance_text, field="--tolerance")
     end = None if end_text is None else parse_duration(end_text, field="--end")
     path = "<stdin>" if trace_path == "-" else trace_path
+    mapping: dict[str, str] = {}
+    for item in mappings:
+        task, sep, vcpu = item.partition("=")
+        if not sep or not task or not vcpu:
+            raise ModelError("--map", item, "TASK=VM/i, e.g. 4242=web/0")
+        mapping[task] = vcpu
+    try:
+        origin = None if origin_text is None else parse_seconds(origin_text)
+    except ValueError:
+        raise ModelError("--origin", origin_text,
+                         "seconds as ftrace prints them, e.g. 5123.456789") from None
+    reports = None if reports_text is None else tuple(
+        kind.strip() for kind in reports_text.split(",") if kind.strip())
     try:
         stream = sys.stdin if trace_path == "-" else open(trace_path, encoding="utf-8")
     except OSError as error:
         raise ModelError("TRACE", trace_path, f"a readable trace file ({error.strerror})") from None
-    with stream:
-        first = stream.readline()
-        if trace_format == "auto":
-            trace_format = "jsonl" if first.lstrip().startswith("{") else "ftrace"
-        lines = _chain(first, stream)
-        if trace_format == "jsonl":
-            header, events = read_jsonl(lines, path)
-            if end is None and isinstance(header.get("duration_ns"), int):
-                end = header["duration_ns"]
-            default_reports = tuple(sorted(DECISIONS))
-        else:
-            mapping = dict(host.trace_map)
-            for item in mappings:
-                task, sep, vcpu = item.partition("=")
-                if not sep or not task or not vcpu:
-                    raise ModelError("--map", item, "TASK=VM/i, e.g. 4242=web/0")
-                mapping[task] = vcpu
-            try:
-                origin = None if origin_text is None else parse_seconds(origin_text)
-            except ValueError:
-                raise ModelError("--origin", origin_text,
-                                 "seconds as ftrace prints them, e.g. 5123.456789") from None
-            events = read_ftrace(lines, mapping, origin_ns=origin, path=path)
-            default_reports = _FTRACE_REPORTS
-        reports = default_reports if reports_text is None else tuple(
-            kind.strip() for kind in reports_text.split(",") if kind.strip())
-        size = None if trace_path == "-" else os.path.getsize(trace_path)
-        with _progress(size, stream) as progress:
-            report = run_conform(host, events, end=end, tolerance=tolerance, ties=ties,
-                                 reports=reports, keep=keep, window=window, path=path,
-                                 progress=progress, policy=policy)
+    size = None if trace_path == "-" else os.path.getsize(trace_path)
+    with stream, _progress(size, stream) as progress:
+        report = conform_stream(host, stream, path=path, trace_format=trace_format,
+                                trace_map=mapping, origin_ns=origin, end=end, reports=reports,
+                                tolerance=tolerance, ties=ties, policy=policy, keep=keep,
+                                window=window, progress=progress)
     if as_json:
         click.echo(json.dumps(report.as_json()))
     else:
         _print(report)
     return 0 if report.verdict == "conformant" else 1
-
-
-def _chain(first: str, rest):
-    yield first
-    yield from rest
 
 
 class _progress:

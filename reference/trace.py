@@ -1,0 +1,176 @@
+"""The JSON Lines trace (:doc:`/trace-format`): its one writer and its one reader.
+
+A trace is UTF-8 text, one JSON object per line: line 1 the *header*
+(``{"akita_trace": 1, "host": ..., "policy": ..., "seed": ...,
+"duration_ns": ...}``), every other line an *event* (``{"t": ns, "cpu": i,
+"event": kind, ...}``).  Everything that writes or reads one goes through
+this module:
+
+* :class:`TraceWriter` writes it, as the simulator
+  (:mod:`akita.reference.simulator`) produces it: compact JSON (no space
+  after ``,`` or ``:``), the fields in the order given, one line each.  The
+  same calls give the same bytes.
+* :func:`read_trace` reads it as a stream -- the header at once, the events
+  one by one as they are asked for, each with the field ``line`` (its line
+  number) added -- so that memory stays bounded and an error or a finding
+  can name its line.  :func:`open_trace` does the same for a file.
+  Its readers are the oracle (:func:`akita.oracle.read_jsonl`), the
+  timeline export (:mod:`akita.reference.timeline`), the CPU-share series
+  of the experiments (:mod:`akita.experiments.series`) and the replay of
+  counterexamples (:mod:`akita.proofs.replay`).
+* :func:`field` and :func:`count` take a field a reader needs from a line.
+
+Bad input raises :class:`TraceError`, a typed error
+(:class:`~akita.model.errors.ModelError`) located at the file and line:
+``trace.jsonl:12: field 't': expected ..., got ...``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any, TextIO
+
+from akita.model import Host, ModelError, host_json
+
+__all__ = [
+    "VERSION", "Line", "TraceError", "TraceWriter", "read_trace", "open_trace", "check_header",
+    "field", "count", "located",
+]
+
+#: The format version, the header's ``akita_trace``.
+VERSION = 1
+
+#: A line of a trace, parsed: the header or an event.
+Line = dict[str, Any]
+
+
+class TraceError(ModelError):
+    """A trace is not shaped as its format requires.
+
+    Its ``path`` is ``"FILE:LINE"`` once the line is known, so the message
+    reads ``trace.jsonl:12: field 't': expected ..., got ...``.
+    """
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "nothing"
+
+
+_MISSING = _Missing()
+
+
+def _encode(line: Mapping[str, Any]) -> str:
+    return json.dumps(line, separators=(",", ":")) + "\n"
+
+
+class TraceWriter:
+    """Writes a trace to a text stream: :meth:`header` once, then :meth:`event` per event."""
+
+    __slots__ = ("_stream",)
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def header(self, host: Host, policy: str, seed: int, duration: int) -> None:
+        """Line 1: the format version, the host (:func:`~akita.model.host_json`), the run."""
+        self._stream.write(_encode({"akita_trace": VERSION, "host": host_json(host),
+                                    "policy": policy, "seed": seed, "duration_ns": duration}))
+
+    def event(self, t: int, cpu: int, event: str, **fields: Any) -> None:
+        """One event line: ``t``, ``cpu``, ``event``, then *fields* in the order given."""
+        line: Line = {"t": t, "cpu": cpu, "event": event}
+        line.update(fields)
+        self._stream.write(_encode(line))
+
+
+def located(path: str, line: Mapping[str, Any]) -> str:
+    """Where *line* is: ``"FILE:LINE"`` for a line :func:`read_trace` numbered, else *path*."""
+    number = line.get("line")
+    return f"{path}:{number}" if isinstance(number, int) else path
+
+
+def field(line: Mapping[str, Any], name: str, where: str) -> Any:
+    """The field *name* of *line*, which must have it.
+
+    :raises TraceError: located at *where*, if the field is absent.
+    """
+    if name not in line:
+        kind = line.get("event")
+        owner = "the header" if kind is None else f"a {kind!r} event"
+        raise TraceError(name, _MISSING, f"a field {name!r} of {owner}", path=where)
+    return line[name]
+
+
+def count(line: Mapping[str, Any], name: str, where: str) -> int:
+    """The field *name* of *line*, an integer ``>= 0`` (a time in ns, a pCPU index).
+
+    :raises TraceError: located at *where*, if it is absent or not such an integer.
+    """
+    value = field(line, name, where)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise TraceError(name, value, "an integer >= 0", path=where)
+    return value
+
+
+def check_header(value: object, where: str) -> Line:
+    """*value* as a version-:data:`VERSION` header.
+
+    :raises TraceError: located at *where*, if it is no header of this version.
+    """
+    if value is None:
+        raise TraceError("header", "an empty file", 'a header line {"akita_trace": 1, ...}',
+                         path=where)
+    if not isinstance(value, dict):
+        raise TraceError("header", value, 'a header object {"akita_trace": 1, ...}', path=where)
+    if value.get("akita_trace") != VERSION:
+        raise TraceError("akita_trace", value.get("akita_trace"),
+                         f"{VERSION} (the header's format version)", path=where)
+    return value
+
+
+def _parse(text: str, where: str) -> Line:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise TraceError("line", text.strip()[:60], f"a JSON object ({error.msg})",
+                         path=where) from None
+    if not isinstance(value, dict):
+        raise TraceError("line", text.strip()[:60], "a JSON object", path=where)
+    return value
+
+
+def read_trace(lines: Iterable[str], path: str = "<trace>") -> tuple[Line, Iterator[Line]]:
+    """The header of a JSON Lines trace, and an iterator over its events.
+
+    :param lines: the trace's text, line by line (an open file will do).
+    :param path: the trace's name, for error messages.
+    :returns: the header, read at once, and the events, read as the
+        iterator is advanced; blank lines are skipped, and each event gets
+        the field ``line``, its line number.
+    :raises TraceError: the first line is not a version-1 header.  The
+        iterator raises it for a line that is not a JSON object.
+    """
+    stream = iter(lines)
+    first = next(stream, None)
+    where = f"{path}:1"
+    header = check_header(None if first is None else _parse(first, where), where)
+
+    def events() -> Iterator[Line]:
+        for number, text in enumerate(stream, start=2):
+            if text.strip():
+                event = _parse(text, f"{path}:{number}")
+                event["line"] = number
+                yield event
+
+    return header, events()
+
+
+@contextmanager
+def open_trace(path: str | os.PathLike[str]) -> Iterator[tuple[Line, Iterator[Line]]]:
+    """:func:`read_trace` on the file at *path*, open for the ``with`` block."""
+    with open(path, encoding="utf-8") as stream:
+        yield read_trace(stream, os.fspath(path))

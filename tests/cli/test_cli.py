@@ -1,0 +1,127 @@
+"""``akita admit``: the table, the JSON document, exit statuses, one-line errors."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from akita.cli import run
+from repo import EXAMPLES
+
+
+
+def admit(capsys, *args):
+    status = run(["admit", *map(str, args)])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_fig5_json_has_the_documented_shape(capsys):
+    status, out, err = admit(capsys, EXAMPLES / "fig5.toml", "--json")
+    assert status == 0 and err == ""
+    assert json.loads(out) == {
+        "admitted": True,
+        "test": "edf-vd",
+        "vms": [
+            {"name": name, "admitted": True, "placement": [0], "reason": None}
+            for name in ("memcached", "lookbusy1", "lookbusy2", "lookbusy3")
+        ],
+        "pcpus": [
+            {
+                "index": 0,
+                "vcpus": ["memcached/0", "lookbusy1/0", "lookbusy2/0", "lookbusy3/0"],
+                "u_lo_lo": "3/4",
+                "u_hi_lo": "1/20",
+                "u_hi_hi": "1/4",
+                "x": "1",
+                "schedulable": True,
+            }
+        ],
+    }
+
+
+def test_fig7_x_is_two_fifths(capsys):
+    status, out, _ = admit(capsys, EXAMPLES / "fig7.toml", "--json")
+    assert status == 0
+    assert json.loads(out)["pcpus"][0]["x"] == "2/5"
+
+
+def test_a_rejection_exits_1_and_explains(capsys):
+    status, out, _ = admit(capsys, EXAMPLES / "mixed.toml", "--json")
+    doc = json.loads(out)
+    assert status == 1 and doc["admitted"] is False
+    big = next(vm for vm in doc["vms"] if vm["name"] == "big")
+    assert big["placement"] == [] and "big/1" in big["reason"]
+    assert next(vm for vm in doc["vms"] if vm["name"] == "late")["admitted"]
+
+
+def test_table_for_people(capsys):
+    status, out, _ = admit(capsys, EXAMPLES / "mixed.toml")
+    assert status == 1
+    assert "Rejected VMs" in out and "big" in out and "3/13" in out
+    assert "4 of 5 VMs admitted on 2 pCPUs" in out
+
+
+BAD_FILES = {
+    "malformed": ("[host\npcpus = 1", "field 'toml': expected valid TOML"),
+    "unknown_key": ('[host]\npcpus = 1\n[[vm]]\nname = "a"\ntype = "Type1"\nwieght = 3',
+                    "vm 'a': field 'wieght': expected a known key"),
+    "missing_field": ('[host]\npcpus = 1\n[[vm]]\nname = "a"\ncriticality = "LO"\nperiod = "1ms"',
+                      "vm 'a': field 'c_opt'"),
+    "zero": ('[host]\npcpus = 1\n[[vm]]\nname = "a"\ntype = "Type2"\nc_opt = "0ms"',
+             "vm 'a': field 'c_opt'"),
+    "negative": ('[host]\npcpus = 1\n[[vm]]\nname = "a"\ntype = "Type2"\nperiod = "-1ms"',
+                 "vm 'a': field 'period'"),
+    "c_pes_on_lo": ('[host]\npcpus = 1\n[[vm]]\nname = "a"\ntype = "Type2"\nc_pes = "30ms"',
+                    "vm 'a': field 'c_pes': expected no c_pes on a LO VM, got '30ms'"),
+    "c_pes_over_period": ('[host]\npcpus = 1\n[[vm]]\nname = "a"\ntype = "Type1"\nc_pes = "1s"',
+                          "vm 'a': field 'c_pes'"),
+    "c_opt_over_c_pes": ('[host]\npcpus = 1\n[[vm]]\nname = "a"\ntype = "Type1"\nc_opt = "50ms"',
+                         "vm 'a': field 'c_pes'"),
+    "duplicate": ('[host]\npcpus = 1\n[[vm]]\nname = "a"\ntype = "Type1"\n[[vm]]\nname = "a"\ntype = "Type2"',
+                  "vm 'a': field 'name'"),
+    "bare_number": ('[host]\npcpus = 1\n[[vm]]\nname = "a"\ntype = "Type2"\nperiod = "100"',
+                    "unit (s, ms, us, ns), got '100'"),
+    "unknown_preset": ('[host]\npcpus = 1\n[[vm]]\nname = "a"\ntype = "Type7"', "field 'type'"),
+    "vcpus_zero": ('[host]\npcpus = 1\n[[vm]]\nname = "a"\ntype = "Type2"\nvcpus = 0',
+                   "field 'vcpus': expected an integer >= 1, got 0"),
+    "pcpus_zero": ("[host]\npcpus = 0", "field 'host.pcpus': expected an integer >= 1, got 0"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_FILES))
+@pytest.mark.parametrize("as_json", [False, True])
+def test_bad_input_exits_2_with_one_line(case, as_json, tmp_path, capsys):
+    body, message = BAD_FILES[case]
+    path = tmp_path / f"{case}.toml"
+    path.write_text(body)
+    status, out, err = admit(capsys, path, *(["--json"] if as_json else []))
+    assert status == 2
+    assert out == ""
+    assert err.count("\n") == 1 and err.startswith(f"akita: error: {path}: ")
+    assert message in err
+    assert "Traceback" not in err
+
+
+def test_missing_file_and_missing_argument(tmp_path, capsys):
+    status, out, err = admit(capsys, tmp_path / "absent.toml")
+    assert (status, out) == (2, "") and "readable file" in err and err.count("\n") == 1
+    status, out, err = admit(capsys)
+    assert (status, out) == (2, "") and "Missing argument" in err
+
+
+def test_console_script_end_to_end(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[host]\npcpus = 1\n[[vm]]\nname = "a"\ntype = "Type2"\nc_pes = "30ms"')
+    done = subprocess.run(
+        [sys.executable, "-m", "akita", "admit", str(bad)],
+        capture_output=True, text=True, cwd=tmp_path,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip().endswith("expected no c_pes on a LO VM, got '30ms'")
+    done = subprocess.run(
+        [sys.executable, "-m", "akita", "admit", str(EXAMPLES / "fig7.toml"), "--json"],
+        capture_output=True, text=True, cwd=tmp_path,
+    )
+    assert done.returncode == 0 and json.loads(done.stdout)["admitted"] is True

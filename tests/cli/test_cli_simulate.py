@@ -1,0 +1,110 @@
+"""``akita simulate``: default host, JSON shape, determinism, trace and timeline, bad input."""
+
+import json
+
+import pytest
+
+from akita.cli import run
+from repo import EXAMPLES
+
+
+
+def simulate(capsys, *args):
+    status = run(["simulate", *map(str, args)])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_default_host_is_fig5_and_json_has_the_documented_shape(capsys):
+    status, out, err = simulate(capsys, "--duration", "300ms", "--json")
+    assert status == 0 and err == ""
+    doc = json.loads(out)
+    assert set(doc) == {"policy", "duration_ns", "seed", "rejected", "vms", "pcpus"}
+    assert (doc["policy"], doc["duration_ns"], doc["seed"], doc["rejected"]) == (
+        "akita", 300_000_000, 1, [])
+    assert set(doc["vms"]) == {"memcached", "lookbusy1", "lookbusy2", "lookbusy3"}
+    memcached = doc["vms"]["memcached"]
+    assert set(memcached) >= {"cpu_share", "requests", "hi_misses", "rtt_ns", "cal_ns"}
+    assert set(memcached["rtt_ns"]) == {"p50", "p90", "p99", "p999", "max"}
+    assert memcached["requests"] > 0 and memcached["hi_misses"] == 0
+    assert all(isinstance(v, int) for v in memcached["rtt_ns"].values())
+    assert set(doc["pcpus"][0]) == {"index", "mode_switches", "hi_time_ns", "idle_ns",
+                                    "context_switches", "migrations"}
+
+
+def test_same_file_and_seed_same_bytes(capsys, tmp_path):
+    outputs = []
+    for i in range(2):
+        trace = tmp_path / f"t{i}.jsonl"
+        status, out, _ = simulate(capsys, EXAMPLES / "fig5.toml", "--duration", "200ms",
+                                  "--seed", "7", "--trace", trace, "--json")
+        assert status == 0
+        outputs.append((out, trace.read_bytes()))
+    assert outputs[0] == outputs[1]
+    _, other = simulate(capsys, EXAMPLES / "fig5.toml", "--duration", "200ms", "--seed", "8",
+                        "--json")[:2]
+    assert other != outputs[0][0]  # the seed does matter to Poisson arrivals
+
+
+def test_timeline_opens_as_chrome_trace_json(capsys, tmp_path):
+    timeline = tmp_path / "timeline.json"
+    status, _, _ = simulate(capsys, EXAMPLES / "fig7.toml", "--duration", "200ms",
+                            "--timeline", timeline, "--policy", "edf")
+    assert status == 0
+    doc = json.loads(timeline.read_text())
+    slices = [e for e in doc["traceEvents"] if e.get("ph") == "X"]
+    assert slices and {e["name"] for e in slices} <= {"hi/0", "lookbusy1/0", "lookbusy2/0",
+                                                      "lookbusy3/0"}
+
+
+def test_table_for_people(capsys):
+    status, out, _ = simulate(capsys, EXAMPLES / "mixed.toml", "--duration", "100ms")
+    assert status == 0
+    assert "memcached" in out and "mode switches" in out
+    assert "Not simulated (rejected by admission): big" in out
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--duration", "10"], "field '--duration'"),
+        (["--duration", "0s"], "field '--duration': expected a duration > 0"),
+        (["--policy", "nosuch"], "field '--policy': expected one of akita, edf"),
+        (["--seed", "x"], "'x' is not a valid integer"),
+    ],
+)
+def test_bad_options_exit_2_with_one_line(capsys, args, message):
+    status, out, err = simulate(capsys, EXAMPLES / "fig5.toml", *args)
+    assert status == 2 and out == ""
+    assert err.count("\n") == 1 and message in err
+
+
+@pytest.mark.parametrize(
+    "workload, message",
+    [
+        ('{ kind = "poisson", rate = 100 }', "vm 'a': field 'workload.service'"),
+        ('{ kind = "duty", utilization = "125%" }', "field 'workload.utilization'"),
+        ('{ kind = "periodic", rate = 5 }', "field 'workload.rate': expected no 'rate'"),
+        ('{ kind = "bursty" }', "field 'workload.kind'"),
+        ('{ kind = "periodic", demand = "5" }', "field 'workload.demand'"),
+        ('{ kind = "trace", path = "absent.csv" }', "field 'workload.path'"),
+    ],
+)
+def test_bad_workloads_exit_2_with_one_line(capsys, tmp_path, workload, message):
+    host = tmp_path / "host.toml"
+    host.write_text(f'[host]\npcpus = 1\n[[vm]]\nname = "a"\ntype = "Type2"\nworkload = {workload}\n')
+    status, out, err = simulate(capsys, host, "--duration", "10ms")
+    assert status == 2 and out == ""
+    assert err.count("\n") == 1 and message in err, err
+    assert "Traceback" not in err
+
+
+def test_bad_trace_line_is_named_before_anything_is_written(capsys, tmp_path):
+    (tmp_path / "jobs.csv").write_text("0ms, 1ms\n5ms 2ms\n")
+    host = tmp_path / "host.toml"
+    host.write_text('[host]\npcpus = 1\n[[vm]]\nname = "a"\ntype = "Type2"\n'
+                    'workload = { kind = "trace", path = "jobs.csv" }\n')
+    trace = tmp_path / "out.jsonl"
+    status, out, err = simulate(capsys, host, "--trace", trace)
+    assert status == 2 and out == "" and "line 2" in err
+    assert not trace.exists()

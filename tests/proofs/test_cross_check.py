@@ -1,0 +1,77 @@
+"""Cross-check: the event-driven reference and the unit-tick Z3 model schedule alike.
+
+With integer parameters every event of the reference falls on a whole tick, so
+for the same releases and demands both must run the same vCPU in every tick,
+and count the same HI misses.  A fast slice runs in CI; ``pytest -m slow``
+runs the long one.
+"""
+
+import tempfile
+
+import pytest
+import z3
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from akita.model import VM, Criticality, Host, SchedulerOptions, first_fit
+from akita.model.smt.named import solve
+from akita.model.smt.pcpu import tick_pcpu, unroll
+from akita.proofs.replay import behaviour_of, reference_schedule, save_replay, schedule_of
+
+STEP = 100_000  # 0.1 ms
+
+
+@st.composite
+def concrete_pcpus(draw):
+    """One pCPU of 1-4 vCPUs (periods 1-6 ms, budgets in 0.1 ms), options drawn too."""
+    vms = []
+    for i in range(draw(st.integers(1, 4))):
+        period = draw(st.sampled_from([10, 20, 30, 40, 60]))
+        hi = draw(st.booleans())
+        c_opt = draw(st.integers(1, period // 2))
+        c_pes = draw(st.integers(c_opt, period)) if hi else None
+        vms.append(VM(f"v{i}", Criticality.HI if hi else Criticality.LO, period * STEP,
+                      c_opt * STEP, None if c_pes is None else c_pes * STEP))
+    options = SchedulerOptions(
+        initial_temperature=draw(st.integers(1, 3)),
+        hi_mode_deadline=draw(st.sampled_from(["actual", "virtual"])),
+        lo_in_hi_mode=draw(st.booleans()),
+    )
+    host = Host(1, vms, test=draw(st.sampled_from(["edf-vd", "edf"])), options=options)
+    policy = draw(st.sampled_from(["akita", "edf"]))
+    return host, policy, draw(st.randoms(use_true_random=False))
+
+
+def assert_same_schedule(host, policy, rng):
+    placement = first_fit(host)
+    assume(placement.pcpus[0].vcpus)  # an empty pCPU has no schedule to compare
+    pcpu = tick_pcpu(host, placement, 0, policy)
+    horizon = min(2 * pcpu.hyperperiod(), 120)
+    unrolling = unroll(pcpu, horizon)
+    for (i, k), demand in unrolling.demand.items():
+        cap = pcpu.vcpus[i].full
+        unrolling.constraints.add(f"fixed {i},{k}", demand == rng.choice([0, rng.randint(1, cap)]))
+    answer = solve(unrolling.constraints, timeout=60)
+    assert answer.status == "sat"
+    model_schedule = schedule_of(unrolling, answer.model)
+    with tempfile.TemporaryDirectory() as folder:
+        host_file = save_replay(pcpu, behaviour_of(unrolling, answer.model), folder)
+        ref_schedule, ref_misses = reference_schedule(host_file, pcpu, horizon, policy)
+    assert model_schedule == ref_schedule
+    model_misses = {v.name: 0 for v in pcpu.vcpus}
+    for (i, _), short in unrolling.misses.items():
+        model_misses[pcpu.vcpus[i].name] += z3.is_true(answer.model.eval(short, model_completion=True))
+    assert model_misses == ref_misses
+
+
+@settings(max_examples=40, deadline=None)
+@given(concrete_pcpus())
+def test_reference_and_z3_model_schedule_alike(case):
+    assert_same_schedule(*case)
+
+
+@pytest.mark.slow
+@settings(max_examples=600, deadline=None)
+@given(concrete_pcpus())
+def test_reference_and_z3_model_schedule_alike_long(case):
+    assert_same_schedule(*case)
