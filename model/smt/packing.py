@@ -145,7 +145,7 @@ def first_fit_choice(fits: Sequence[z3.BoolRef]) -> tuple[list[z3.BoolRef], z3.B
 def place(pcpu: Sums, load: Sums, placed: z3.BoolRef) -> Sums:
     """One pCPU's sums after the step: grown by *load* if the vCPU was *placed* on it."""
     grown = add(pcpu, load)
-    return tuple(z3.If(placed, grown[k], pcpu[k]) for k in range(3))  # type: ignore[return-value]
+    return tuple(z3.If(placed, grown[k], pcpu[k]) for k in range(3))
 
 
 @attrs.frozen
@@ -182,7 +182,7 @@ def first_fit(
                 [z3.simplify(f) for f in step.fits],
                 [z3.simplify(p) for p in step.placed],
                 z3.simplify(step.rejected),
-                [tuple(z3.simplify(u) for u in s) for s in step.after],  # type: ignore[misc]
+                [tuple(z3.simplify(u) for u in s) for s in step.after],
             )
         steps.append(step)
         state = step.after
