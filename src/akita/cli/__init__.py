@@ -54,6 +54,9 @@ def run(argv: list[str] | None = None) -> int:
         return _fail(error.format_message())
     except click.exceptions.Abort:
         return _fail("aborted")
+    except OSError as error:  # a file that cannot be read or written, found late
+        where = f"{error.filename}: " if error.filename else ""
+        return _fail(f"{where}{error.strerror or error}")
     return 0 if status is None else status
 
 
