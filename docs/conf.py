@@ -28,7 +28,12 @@ autoclass_content = "class"
 # docs/experiments/ holds what `akita reproduce all --out docs/experiments` writes;
 # its .rst tables are included by experiments.rst, not pages of their own.
 exclude_patterns = ["_build", "_generated", "experiments"]
-html_theme = "alabaster"
+# furo: a maintained theme whose layout follows the window and puts each wide
+# table in a box of its own that scrolls (see docs/decisions.rst).
+html_theme = "furo"
+html_static_path = ["_static"]
+html_css_files = ["tables.css"]
+html_title = f"akita-sched {release}"
 
 # The doctest builder runs the examples from the repository root, so that they
 # can name files as ``examples/fig5.toml`` wherever the build was started.
