@@ -20,7 +20,7 @@ from pathlib import Path
 import attrs
 
 from .experiment import Claim, Experiment, Outcome, run_policy
-from .plotting import figure, save
+from .plotting import figure, log_axis, save
 
 __all__ = ["Fig5", "PERCENTILES", "tail_table"]
 
@@ -80,9 +80,11 @@ class Fig5(Experiment):
                        hatch="" if j == 0 else "//", color=f"C{i}",
                        alpha=0.55 if j == 0 else 0.95)
         ax.set_xticks(range(len(PERCENTILES)), ["p50", "p90", "p99", "p99.9"])
-        ax.set_yscale("log")
+        log_axis(ax)
         ax.set_ylabel("memcached RTT (ms)")
-        ax.legend(fontsize=7, ncols=3)
+        ax.set_title("memcached (HI) alone and beside 3 lookbusy VMs, one pCPU")
+        fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", fontsize=7,
+                   ncols=3)  # below the axes: it covers no bar
         plots = save(fig, out, "fig5-rtt")
         rows = [[policy, setting, *tail_table(rtt[policy][setting])]
                 for policy in POLICIES for setting in ("alone", "crowded")]

@@ -25,7 +25,7 @@ import attrs
 from akita.model import Workload
 
 from .experiment import Claim, Experiment, Outcome
-from .plotting import figure, save
+from .plotting import STYLES, figure, save
 from .series import shares_over_time
 
 __all__ = ["Fig7"]
@@ -70,16 +70,20 @@ class Fig7(Experiment):
         phase = {vm: (Fraction(sum(s[: n // 2]), n // 2),
                       Fraction(sum(s[n // 2 + 1:]), n - n // 2 - 1))
                  for vm, s in series.items()}  # the window holding the change is left out
-        fig, ax = figure()
+        fig, ax = figure(7, 3.2)
         times = [(i + Fraction(1, 2)) * window / S for i in range(n)]
-        for vm, shares in series.items():
+        # lookbusy1 and lookbusy2 get the same share: each series has its own marker
+        # and line style, the later ones thinner and on top, so both stay visible.
+        for i, (vm, shares) in enumerate(series.items()):
+            marker, line = STYLES[i % len(STYLES)]
             ax.plot([float(t) for t in times], [float(s) * 100 for s in shares],
-                    marker="o", markersize=2, label=vm)
+                    marker=marker, linestyle=line, markersize=7 - 1.5 * i,
+                    linewidth=2.6 - 0.6 * i, zorder=2 + i, label=vm)
         ax.axvline(float(Fraction(half, S)), color="grey", linestyle=":")
         ax.set_xlabel("time (s)")
         ax.set_ylabel("CPU share (% of the pCPU)")
         ax.set_title("akita: HI demand 25% then 50%, 3 LO lookbusy VMs at 25%")
-        ax.legend(loc="center right")
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
         plots = save(fig, out, "fig7-shares")
         lo = [vm for vm in phase if vm != "hi"]
         lo_before = Fraction(sum(phase[vm][0] for vm in lo), len(lo))

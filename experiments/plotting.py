@@ -2,34 +2,57 @@
 
 matplotlib writes a date and random ids into its files unless told not
 to: SVGs get a fixed ``svg.hashsalt`` and no date, PNGs no metadata.  The
-Agg backend draws without a display.
+Agg backend draws without a display.  matplotlib (the ``plots`` extra) is
+imported on first use, so that the experiments' names and descriptions can
+be listed without it (``akita reproduce --help``).
+
+Every plot has a title; series that may coincide are told apart by marker
+and line style, not by colour alone, and legends are placed where they
+cover no data.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-import matplotlib
+__all__ = ["pyplot", "figure", "save", "log_axis", "STYLES"]
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-
-__all__ = ["figure", "save", "plt"]
-
-plt.rcParams.update({"svg.hashsalt": "akita-sched", "figure.dpi": 100, "font.size": 9,
-                     "axes.grid": True, "grid.alpha": 0.3})
+#: Marker and line style of the i-th series of a plot: equal series stay visible.
+STYLES = (("o", "-"), ("s", "--"), ("^", ":"), ("D", "-."))
 
 
-def figure(width: float = 6.0, height: float = 3.2):
+def pyplot() -> Any:
+    """``matplotlib.pyplot``, set up for reproducible files (on the first call)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    plt.rcParams.update({"svg.hashsalt": "akita-sched", "figure.dpi": 100, "font.size": 9,
+                         "axes.grid": True, "grid.alpha": 0.3})
+    return plt
+
+
+def figure(width: float = 6.0, height: float = 3.2) -> tuple[Any, Any]:
     """A new figure and its axes."""
-    return plt.subplots(figsize=(width, height), layout="constrained")
+    return pyplot().subplots(figsize=(width, height), layout="constrained")
 
 
-def save(fig, folder: Path, name: str) -> list[str]:
+def log_axis(ax: Any) -> None:
+    """A logarithmic y axis labelled in plain numbers at 1, 2 and 5 of each decade."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    ax.set_yscale("log")
+    ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+    ax.yaxis.set_minor_formatter(NullFormatter())
+
+
+def save(fig: Any, folder: Path, name: str) -> list[str]:
     """Write *fig* as ``name.svg`` and ``name.png`` into *folder*; return the file names."""
     folder.mkdir(parents=True, exist_ok=True)
     fig.savefig(folder / f"{name}.svg", metadata={"Date": None, "Creator": None})
     fig.savefig(folder / f"{name}.png", metadata={"Software": None})
-    plt.close(fig)
+    pyplot().close(fig)
     return [f"{name}.svg", f"{name}.png"]

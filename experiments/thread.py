@@ -77,7 +77,7 @@ class ThreadExperiment(Experiment):
         ax.set_xticks(range(3), ["p50", "p99", "max"])
         ax.set_ylabel("ping RTT in the guest (ms)")
         ax.set_title(self.title, fontsize=8)
-        ax.legend()
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
         plots = save(fig, out, f"{self.name}-ping")
         paper_ratio = {"ex3": 19.7 / 0.18, "ex5": 1.0, "ex7": 238 / 32.2, "ex8": 264.9 / 68.8}
         ours_ratio = ping["credit"]["p50"] / max(1, ping["bcredit"]["p50"])

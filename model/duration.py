@@ -15,6 +15,7 @@ import re
 from fractions import Fraction
 
 from .errors import DurationError
+from .limits import MAX_DURATION_NS, MAX_NUMBER_CHARS
 
 __all__ = ["UNITS", "parse_duration", "format_duration"]
 
@@ -22,7 +23,8 @@ __all__ = ["UNITS", "parse_duration", "format_duration"]
 UNITS: dict[str, int] = {"s": 10**9, "ms": 10**6, "us": 10**3, "ns": 1}
 _ALIASES = {"µs": "us", "μs": "us"}
 _EXPECTED = "a duration such as '25ms': a decimal number with a unit (s, ms, us, ns)"
-_SYNTAX = re.compile(r"\s*(?P<number>\d+(?:\.\d+)?|\.\d+)\s*(?P<unit>[a-zµμ]+)\s*")
+#: ASCII digits only: ``\\d`` would also take other scripts' digits ("١ms").
+_SYNTAX = re.compile(r"\s*(?P<number>[0-9]+(?:\.[0-9]+)?|\.[0-9]+)\s*(?P<unit>[a-zµμ]+)\s*")
 
 
 def parse_duration(text: object, *, field: str = "duration", vm: str | None = None) -> int:
@@ -35,10 +37,15 @@ def parse_duration(text: object, *, field: str = "duration", vm: str | None = No
     ``parse_duration("100")`` raises: a bare number has no unit.
 
     :raises DurationError: if *text* is not a string, has no unit or an
-        unknown one, is negative, or is not a whole number of nanoseconds.
+        unknown one, is negative, or is not a whole number of nanoseconds;
+        or if it is longer than ``MAX_NUMBER_CHARS`` characters or longer
+        than ``MAX_DURATION_NS`` (:mod:`~akita.model.limits`).
     """
     if not isinstance(text, str):
         raise DurationError(field, text, _EXPECTED, vm=vm)
+    if len(text) > MAX_NUMBER_CHARS:
+        raise DurationError(field, text, f"a duration of at most {MAX_NUMBER_CHARS} characters",
+                            vm=vm)
     match = _SYNTAX.fullmatch(text)
     if match is None:
         raise DurationError(field, text, _EXPECTED, vm=vm)
@@ -48,21 +55,34 @@ def parse_duration(text: object, *, field: str = "duration", vm: str | None = No
     nanoseconds = Fraction(match["number"]) * UNITS[unit]
     if nanoseconds.denominator != 1:
         raise DurationError(field, text, "a whole number of nanoseconds", vm=vm)
+    if nanoseconds > MAX_DURATION_NS:
+        raise DurationError(field, text, f"a duration of at most {format_duration(MAX_DURATION_NS)}",
+                            vm=vm)
     return int(nanoseconds)
 
 
 def format_duration(nanoseconds: int) -> str:
-    """Write *nanoseconds* with the largest unit that keeps it an integer.
+    """Write *nanoseconds* in the largest unit it reaches, with as many decimals as it needs.
 
-    ``parse_duration(format_duration(n)) == n`` for every ``n >= 0``.
+    The form is exact -- units are powers of ten, so the decimal never
+    rounds -- and reads as a person would write it: ``15_500_000`` ns is
+    ``"15.5ms"``, not ``"15500us"``; zero is ``"0ns"``.
+    ``parse_duration(format_duration(n)) == n`` for every ``n >= 0`` up to
+    the ceiling of :func:`parse_duration`.
 
     >>> from akita.model import format_duration
     >>> format_duration(1_500_000)
-    '1500us'
+    '1.5ms'
+    >>> format_duration(8_000_001)
+    '8.000001ms'
     """
     if isinstance(nanoseconds, bool) or not isinstance(nanoseconds, int) or nanoseconds < 0:
         raise DurationError("duration", nanoseconds, "a non-negative integer number of nanoseconds")
     for unit, scale in UNITS.items():
-        if nanoseconds % scale == 0 and (nanoseconds or unit == "ns"):
-            return f"{nanoseconds // scale}{unit}"
-    raise AssertionError("unreachable: every integer is a whole number of ns")
+        if nanoseconds >= scale or unit == "ns":
+            whole, rest = divmod(nanoseconds, scale)
+            if rest == 0:
+                return f"{whole}{unit}"
+            decimals = f"{rest:0{len(str(scale)) - 1}d}".rstrip("0")
+            return f"{whole}.{decimals}{unit}"
+    raise AssertionError("unreachable: the loop ends at ns")

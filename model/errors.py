@@ -44,8 +44,8 @@ class ModelError(ValueError):
             where.append(self.path)
         if self.vm is not None:
             where.append(f"vm {self.vm!r}")
-        where.append(f"field {self.field!r}")
-        return f"{': '.join(where)}: expected {self.expected}, got {self.value!r}"
+        where.append(f"field {_shown(self.field)}")
+        return f"{': '.join(where)}: expected {self.expected}, got {_shown(self.value)}"
 
     def located(self, *, vm: str | None = None, path: str | None = None) -> "ModelError":
         """The same error, with the VM and/or file filled in where still unknown."""
@@ -59,6 +59,28 @@ class ModelError(ValueError):
 
     def __reduce__(self):  # keep keyword-only arguments through pickling
         return (_rebuild, (type(self), self.field, self.value, self.expected, self.vm, self.path))
+
+
+#: The most characters of a value an error message quotes.
+SHOWN_CHARS = 100
+
+
+def _shown(value: object) -> str:
+    """*value* as an error message quotes it: its ``repr``, cut to :data:`SHOWN_CHARS`.
+
+    A message is one line a person reads, so a huge value (an integer of
+    thousands of digits, whose ``repr`` Python refuses, or a long line of a
+    file) is shown by its first characters and its size, never in full.
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
+        return f"an integer of about {value.bit_length() * 30103 // 100000 + 1} digits"
+    try:
+        text = repr(value)
+    except ValueError:  # a value holding such an integer
+        return f"a {type(value).__name__} too large to show"
+    if len(text) > SHOWN_CHARS:
+        return f"{text[:SHOWN_CHARS - 20]}... ({len(text)} characters)"
+    return text
 
 
 def _rebuild(cls, field, value, expected, vm, path):

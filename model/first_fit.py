@@ -161,11 +161,15 @@ def rejection_reason(vcpu: VCPU, test_name: str, pcpus: int) -> str:
     """Why a VM was rejected: its vCPU *vcpu* passes *test_name* on none of *pcpus* pCPUs."""
     vm = vcpu.vm
     load = f"C_opt/T = {vm.u_opt}" + (f", C_pes/T = {vm.u_pes}" if vm.is_hi else "")
-    given_back = f"; its {vcpu.index} placed vCPU(s) were taken back" if vcpu.index else ""
-    return (
-        f"vCPU {vcpu.name} ({vm.criticality}, {load}) passes the {test_name} test "
-        f"on none of the {pcpus} pCPUs{given_back}"
-    )
+    if vcpu.index == 0:
+        given_back = ""
+    elif vcpu.index == 1:
+        given_back = "; its 1 placed vCPU was taken back"
+    else:
+        given_back = f"; its {vcpu.index} placed vCPUs were taken back"
+    what = (f"fails the {test_name} test on the host's only pCPU" if pcpus == 1
+            else f"passes the {test_name} test on none of the {pcpus} pCPUs")
+    return f"vCPU {vcpu.name} ({vm.criticality}, {load}) {what}{given_back}"
 
 
 def first_fit(host: Host, vms: Iterable[VM] | None = None) -> Placement:

@@ -18,13 +18,15 @@ from .errors import ModelError
 from .options import SchedulerOptions
 from .vm import VM
 
-__all__ = ["Host", "check_trace_key", "check_trace_vcpu", "trace_map_field"]
+__all__ = ["Host", "PID_MAX", "check_trace_key", "check_trace_vcpu", "trace_map_field"]
 
 
 #: The longest comm the kernel keeps (``TASK_COMM_LEN`` is 16 bytes with the NUL).
 _COMM_BYTES = 15
 _PID = re.compile(r"[0-9]+")
-_VCPU = re.compile(r"([^/]+)/(0|[1-9][0-9]*)")
+_VCPU = re.compile(r"([^/]+)/(0|[1-9][0-9]{0,8})")
+#: The largest pid a Linux kernel hands out (``PID_MAX_LIMIT``, 2**22 on 64-bit).
+PID_MAX = 4_194_304
 
 
 def trace_map_field(key: object) -> str:
@@ -37,7 +39,9 @@ def check_trace_key(key: object, *, field: str) -> str:
     """*key* if it can name a task in a kernel trace: a pid or a comm.
 
     A key of decimal digits is a pid: it must be written without leading zeros
-    and must not be ``0``, which is the idle task of every CPU.  Any other
+    and must not be ``0``, which is the idle task of every CPU.
+    A pid is at most :data:`PID_MAX`, so a key of thousands of digits is
+    refused before it is turned into a number.  Any other
     non-empty string is a comm, at most 15 bytes in UTF-8, since the kernel
     truncates longer names (``qemu-system-x86_64`` runs as ``qemu-system-x86``)
     and a longer key could never match.
@@ -49,6 +53,8 @@ def check_trace_key(key: object, *, field: str) -> str:
     if _PID.fullmatch(key):
         if key == "0":
             raise ModelError(field, key, "a pid other than 0 (pid 0 is the idle task)")
+        if len(key) > len(str(PID_MAX)) or int(key) > PID_MAX:
+            raise ModelError(field, key, f"a pid of at most {PID_MAX} (the kernel's PID_MAX_LIMIT)")
         if key != str(int(key)):
             raise ModelError(field, key, "a pid without leading zeros")
     elif len(key.encode("utf-8")) > _COMM_BYTES:
@@ -62,7 +68,7 @@ def check_trace_vcpu(value: object, *, field: str) -> tuple[str, int]:
     """The VM name and vCPU index of the vCPU name *value*, ``"VM/i"``.
 
     :raises ModelError: naming *field*, if *value* is not shaped ``VM/i``
-        (``i`` in decimal without leading zeros).
+        (``i`` in decimal without leading zeros, at most 9 digits).
     """
     match = _VCPU.fullmatch(value) if isinstance(value, str) else None
     if match is None:

@@ -32,6 +32,7 @@ explicit ``criticality = "LO"`` overrides a HI preset, the preset's
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from fractions import Fraction
 from typing import Any, Callable
@@ -44,6 +45,8 @@ from .criticality import Criticality
 from .duration import format_duration, parse_duration
 from .errors import HostFileError, ModelError
 from .host import Host, trace_map_field
+from .limits import (MAX_FILE_BYTES, MAX_INTEGER, MAX_NUMBER_CHARS, MAX_PCPUS, MAX_STRING_CHARS,
+                     MAX_TOTAL_VCPUS, MAX_VCPUS_PER_VM, MAX_VMS, check_count, check_text)
 from .options import SchedulerOptions, is_duration
 from .presets import PRESETS
 from .share import Share
@@ -77,37 +80,95 @@ _DEFAULT_SHARE = Share()
 def load_host(path: str | os.PathLike[str]) -> Host:
     """Read the host file at *path*.
 
-    :raises ModelError: (a :class:`~.errors.HostFileError` for I/O and TOML syntax)
-        carrying the path, the VM and the field.
+    The file's size is checked against
+    :data:`~akita.model.limits.MAX_FILE_BYTES` before it is read, and no
+    more than that is ever read.
+
+    :raises ModelError: (a :class:`~.errors.HostFileError` for I/O, size and
+        TOML syntax) carrying the path, the VM and the field.
     """
     shown = os.fspath(path)
     try:
         with open(path, "rb") as stream:
-            data = stream.read()
+            size = os.fstat(stream.fileno()).st_size
+            if size > MAX_FILE_BYTES:
+                raise HostFileError("file", f"{size} bytes",
+                                    f"a host file of at most {MAX_FILE_BYTES} bytes", path=shown)
+            data = stream.read(MAX_FILE_BYTES + 1)  # a file that grows, or a pipe
     except OSError as error:
-        raise HostFileError("file", shown, f"a readable file ({error.strerror})", path=shown) from None
+        reason = error.strerror or type(error).__name__
+        raise HostFileError("file", shown, f"a readable file ({reason})", path=shown) from None
+    if len(data) > MAX_FILE_BYTES:
+        raise HostFileError("file", f"more than {MAX_FILE_BYTES} bytes",
+                            f"a host file of at most {MAX_FILE_BYTES} bytes", path=shown)
     try:
         text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise HostFileError("file", shown, "UTF-8 text", path=shown) from None
+    except UnicodeDecodeError as error:
+        raise HostFileError("file", f"byte {error.start}", "UTF-8 text", path=shown) from None
     return loads_host(text, path=shown, base=os.path.dirname(os.path.abspath(shown)))
 
 
 def loads_host(text: str, *, path: str = "<string>", base: str | None = None) -> Host:
     """Read a host file's *text*.
 
+    Every ceiling of :mod:`~akita.model.limits` is checked before the work
+    it bounds: the text's size, line length and nesting before it is parsed,
+    every number and string of the document before a VM is built.
+
     :param path: the file's name, for error messages.
-    :param base: the folder that relative trace paths are read from
-        (default: the current folder); they are stored absolute.
+    :param base: the folder that trace paths are read from (default: the
+        current folder); a trace path is relative to it and stays inside it.
+        Paths are stored absolute.
     """
+    if not isinstance(text, str):
+        raise HostFileError("file", type(text).__name__, "the host file's text as a str", path=path)
+    check_text(text, path=path)
+    text = text.removeprefix("\ufeff")  # a byte-order mark: TOML has none, editors write one
     try:
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise HostFileError("toml", str(error), "valid TOML", path=path) from None
+    except (ValueError, RecursionError) as error:  # e.g. a number the parser cannot convert
+        reason = str(error).split(":")[0] or type(error).__name__
+        raise HostFileError("toml", reason, "valid TOML of bounded numbers and nesting",
+                            path=path) from None
     try:
+        _bounded(document, "")
         return _host(document, base if base is not None else os.getcwd())
     except ModelError as error:
         raise error.located(path=path) from None
+
+
+def _bounded(value: object, field: str, vm: str | None = None) -> None:
+    """Refuse an integer beyond :data:`~.limits.MAX_INTEGER` or a string or key
+    beyond :data:`~.limits.MAX_STRING_CHARS` anywhere in *value*, before any is used.
+
+    The fields are named as the rest of the reader names them: ``host.pcpus``,
+    a VM's ``period`` with the VM, ``trace_map."KEY"``.
+    """
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if len(key) > MAX_STRING_CHARS:
+                raise ModelError(field or "key", key,
+                                 f"a key of at most {MAX_STRING_CHARS} characters", vm=vm)
+            if not field and key == "vm" and isinstance(item, list):
+                for entry in item:
+                    name = entry.get("name") if isinstance(entry, dict) else None
+                    shown = name if isinstance(name, str) and len(name) <= MAX_STRING_CHARS else None
+                    _bounded(entry, "", shown)
+                continue
+            _bounded(item, trace_map_field(key) if field == "trace_map"
+                     else f"{field}.{key}" if field else key, vm)
+    elif isinstance(value, list):
+        for item in value:
+            _bounded(item, field, vm)
+    elif isinstance(value, bool):
+        return
+    elif isinstance(value, int):
+        if not -MAX_INTEGER <= value <= MAX_INTEGER:
+            raise ModelError(field, value, f"an integer of magnitude at most {MAX_INTEGER}", vm=vm)
+    elif isinstance(value, str) and len(value) > MAX_STRING_CHARS:
+        raise ModelError(field, value, f"a string of at most {MAX_STRING_CHARS} characters", vm=vm)
 
 
 def dumps_host(host: Host) -> str:
@@ -215,23 +276,44 @@ def _workload_table(workload: Workload) -> dict[str, Any]:
     return table
 
 
+#: A number as :func:`parse_fraction` reads it: a decimal (with a short
+#: exponent, as a TOML float prints) or a quotient of integers.  ASCII only.
+_FRACTION = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,3})?"
+                       r"|[+-]?[0-9]+\s*/\s*[0-9]+")
+
+
 def parse_fraction(value: object, *, field: str, vm: str | None = None) -> Fraction:
-    """An exact fraction from ``3``, ``"1/4"``, ``"25%"`` or ``"0.25"`` (a TOML float too)."""
+    """An exact fraction from ``3``, ``"1/4"``, ``"25%"`` or ``"0.25"`` (a TOML float too).
+
+    The text is at most :data:`~.limits.MAX_NUMBER_CHARS` characters and an
+    exponent at most three digits, so no number costs more than a moment.
+    """
     expected = "a number such as 700, '1/4', '25%' or '0.25'"
     if isinstance(value, bool):
         raise ModelError(field, value, expected, vm=vm)
+    if isinstance(value, int) and abs(value) > MAX_INTEGER:
+        raise ModelError(field, value, f"{expected}, at most {MAX_INTEGER}", vm=vm)
     if isinstance(value, (int, float)):
         value = str(value)
     if not isinstance(value, str):
         raise ModelError(field, value, expected, vm=vm)
+    if len(value) > MAX_NUMBER_CHARS:
+        raise ModelError(field, value, f"{expected}, of at most {MAX_NUMBER_CHARS} characters",
+                         vm=vm)
     text = value.strip()
     scale = Fraction(1)
     if text.endswith("%"):
         text, scale = text[:-1].strip(), Fraction(1, 100)
+    if not _FRACTION.fullmatch(text):
+        raise ModelError(field, value, expected, vm=vm)
     try:
-        return Fraction(text) * scale
+        return Fraction(text.replace(" ", "")) * scale
     except (ValueError, ZeroDivisionError):
         raise ModelError(field, value, expected, vm=vm) from None
+
+
+#: The most requests per second a poisson workload may ask for (one every 100 ns).
+MAX_RATE = 10**7
 
 
 def _workload(table: object, vm: str, base: str) -> Workload:
@@ -249,12 +331,33 @@ def _workload(table: object, vm: str, base: str) -> Workload:
             raise ModelError(field, value, "a string", vm=vm)
         else:
             fields[key] = value
+    if "rate" in fields and fields["rate"] > MAX_RATE:
+        raise ModelError("workload.rate", table["rate"],
+                         f"a rate of at most {MAX_RATE} requests per second", vm=vm)
     if "path" in fields:
-        fields["path"] = os.path.normpath(os.path.join(base, fields["path"]))
+        fields["path"] = _inside(fields["path"], base, vm)
     try:
         return Workload(**fields)
     except ModelError as error:
         raise error.located(vm=vm) from None
+
+
+def _inside(path: str, base: str, vm: str) -> str:
+    """The trace file *path*, relative to *base*, as an absolute path inside *base*.
+
+    A host file names only files in its own folder or below it: an absolute
+    path, or one that ``..`` or a symbolic link leads out of the folder, is
+    refused, so that a host file cannot make a command read (and quote from)
+    any file the user can read.
+    """
+    expected = "a path relative to the host file's folder, inside it (e.g. 'traces/jobs.csv')"
+    if not path or "\0" in path or os.path.isabs(path):
+        raise ModelError("workload.path", path, expected, vm=vm)
+    root = os.path.realpath(base)
+    full = os.path.realpath(os.path.join(root, path))
+    if os.path.commonpath([root, full]) != root or full == root:
+        raise ModelError("workload.path", path, expected, vm=vm)
+    return os.path.normpath(os.path.join(base, path))
 
 
 def _options(section: dict) -> SchedulerOptions:
@@ -276,11 +379,23 @@ def _host(document: dict, base: str) -> Host:
     pcpus = section.get("pcpus", _MISSING)
     if not isinstance(pcpus, int) or isinstance(pcpus, bool):
         raise ModelError("host.pcpus", pcpus, "an integer >= 1")
+    check_count(pcpus, MAX_PCPUS, field="host.pcpus")
     test = section.get("test", DEFAULT_TEST)
     entries = document.get("vm", [])
     if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
         raise ModelError("vm", entries, "[[vm]] tables")
-    vms = tuple(_vm(entry, position, base) for position, entry in enumerate(entries, start=1))
+    if len(entries) > MAX_VMS:
+        raise ModelError("vm", f"{len(entries)} VMs", f"at most {MAX_VMS} [[vm]] tables")
+    vms = []
+    total = 0
+    for position, entry in enumerate(entries, start=1):
+        vm = _vm(entry, position, base)
+        total += vm.vcpus
+        if total > MAX_TOTAL_VCPUS:
+            raise ModelError("vcpus", vm.vcpus,
+                             f"at most {MAX_TOTAL_VCPUS} vCPUs on the host in all "
+                             f"(the VMs before this one have {total - vm.vcpus})", vm=vm.name)
+        vms.append(vm)
     return Host(pcpus=pcpus, vms=vms, test=test, options=_options(section),
                 trace_map=_trace_map(document.get("trace_map", {})))
 
@@ -330,6 +445,7 @@ def _vm(entry: dict, position: int, base: str) -> VM:
     vcpus = entry.get("vcpus", 1)
     if not isinstance(vcpus, int) or isinstance(vcpus, bool):
         raise ModelError("vcpus", vcpus, "an integer >= 1", vm=name)
+    check_count(vcpus, MAX_VCPUS_PER_VM, field="vcpus", vm=name)
     if "workload" in entry:
         fields["workload"] = _workload(entry["workload"], name, base)
     share = {key: entry[key] for key in _SHARE_KEYS if key in entry}

@@ -6,16 +6,26 @@ line unless the caller says which.  A JSON Lines header carries the traced
 span (``duration_ns``) and every decision kind; ftrace records only
 dispatches and idles, and needs the host's ``[trace_map]`` (plus any extra
 ``task -> VM/i`` pairs) to know which task runs which vCPU.
+
+A file that cannot be what it is said to be is bad input
+(:class:`~akita.reference.trace.TraceError`), never a vacuous verdict: an
+empty file; with ``"auto"``, a file whose first line is neither JSON nor an
+ftrace line; an ftrace read with no mapping at all, or with no
+``sched_switch``/``sched_wakeup`` line, or none of whose tasks is mapped; a
+JSON Lines trace read as ftrace.  Every line is bounded as
+:func:`~akita.reference.trace.text_lines` bounds it, so binary junk is one
+located error too.
 """
 
 from __future__ import annotations
 
 from os import PathLike
-from typing import Any, Callable, Iterable, Iterator, Literal, Mapping, TextIO
+from typing import IO, Any, Callable, Iterable, Iterator, Literal, Mapping
 
 from akita.model import Host
+from akita.reference.trace import TraceError, text_lines
 
-from .ftrace import read_ftrace
+from .ftrace import _LINE, FtraceTally, read_ftrace
 from .jsonl import read_jsonl
 from .oracle import DECISIONS
 from .report import ConformanceReport, conform
@@ -29,13 +39,16 @@ TraceFormat = Literal["auto", "jsonl", "ftrace"]
 
 
 def conform_stream(
-    host: Host, stream: TextIO, *, path: str = "<trace>", trace_format: TraceFormat = "auto",
+    host: Host, stream: IO[Any], *, path: str = "<trace>", trace_format: TraceFormat = "auto",
     trace_map: Mapping[str, str] | None = None, origin_ns: int | None = None,
     end: int | None = None, reports: Iterable[str] | None = None, tolerance: int = 0,
     ties: str = "any", policy: str = "akita", keep: int = 10, window: int = 8,
     progress: Callable[[int], None] | None = None,
 ) -> ConformanceReport:
     """Check the trace read from *stream* (named *path* in errors) against *host*'s rules.
+
+    *stream* may be text or bytes (then read as UTF-8); its lines are
+    bounded (:func:`~akita.reference.trace.text_lines`).
 
     :param trace_format: ``"auto"`` reads a JSON first line as JSON Lines, else ftrace.
     :param trace_map: ftrace: ``task -> "VM/i"`` pairs added to the host's ``[trace_map]``.
@@ -44,29 +57,71 @@ def conform_stream(
         ``duration_ns``, else the last event).
     :param reports: the decision kinds the trace records (default: all for
         JSON Lines, :data:`FTRACE_REPORTS` for ftrace).
-    :raises TraceError: a line that is not what the format requires, located.
+    :raises TraceError: a line that is not what the format requires, located;
+        or a trace with nothing the oracle could read (see above).
     """
-    first = stream.readline()
+    mapping = dict(host.trace_map) | dict(trace_map or {})
+    if trace_format == "ftrace" and not mapping:
+        raise _no_map(path)
+    source = text_lines(stream, path)
+    first = next(source, None)
+    if first is None or not first.strip():
+        got = "an empty file" if first is None else "a blank first line"
+        raise TraceError("", got, "a JSON Lines trace (a header line) or ftrace text",
+                         path=path)
+    json_first = first.lstrip().startswith("{")
     if trace_format == "auto":
-        trace_format = "jsonl" if first.lstrip().startswith("{") else "ftrace"
-    lines = _chain(first, stream)
+        if not json_first and not first.lstrip().startswith("#") and not _LINE.match(first):
+            raise TraceError("", first.strip(), "a JSON Lines header or an ftrace line "
+                             "('# tracer: ...' or 'comm-pid [cpu] ... seconds: event: ...')",
+                             path=f"{path}:1")
+        trace_format = "jsonl" if json_first else "ftrace"
+        if trace_format == "ftrace" and not mapping:
+            raise _no_map(path)
+    lines = _chain(first, source)
+    tally = None
     if trace_format == "jsonl":
         header, events = read_jsonl(lines, path)
         if end is None and isinstance(header.get("duration_ns"), int):
             end = header["duration_ns"]
         default_reports: tuple[str, ...] = tuple(sorted(DECISIONS))
     else:
-        mapping = dict(host.trace_map) | dict(trace_map or {})
-        events = read_ftrace(lines, mapping, origin_ns=origin_ns, path=path)
+        if json_first:
+            raise TraceError("", first.strip(), "ftrace text (this is JSON: use --format "
+                             "jsonl or auto)", path=f"{path}:1")
+        tally = FtraceTally()
+        events = read_ftrace(lines, mapping, origin_ns=origin_ns, path=path, tally=tally)
         default_reports = FTRACE_REPORTS
-    return conform(host, events, end=end, tolerance=tolerance, ties=ties,
-                   reports=default_reports if reports is None else tuple(reports),
-                   keep=keep, window=window, path=path, progress=progress, policy=policy)
+    report = conform(host, events, end=end, tolerance=tolerance, ties=ties,
+                     reports=default_reports if reports is None else tuple(reports),
+                     keep=keep, window=window, path=path, progress=progress, policy=policy)
+    if tally is not None:
+        _check_tally(tally, mapping, path)
+    return report
+
+
+def _no_map(path: str) -> TraceError:
+    return TraceError("--map", "no mapping", "for an ftrace trace, the tasks that run vCPUs: "
+                      "--map TASK=VM/i, or a [trace_map] table in the host file", path=path)
+
+
+def _check_tally(tally: FtraceTally, mapping: Mapping[str, str], path: str) -> None:
+    """Refuse an ftrace trace the oracle could read nothing from."""
+    if not tally.kept:
+        raise TraceError("", f"{tally.lines} lines, none of them a sched_switch or "
+                         "sched_wakeup event", "ftrace text with sched_switch and "
+                         "sched_wakeup lines", path=path)
+    if not tally.mapped:
+        tasks = ", ".join(tally.unmapped) or "only idle tasks"
+        keys = ", ".join(sorted(mapping)[:5])
+        raise TraceError("--map", f"{tally.kept} events of tasks {tasks}, none mapped",
+                         f"a task of the trace mapped to a vCPU (the map names {keys})",
+                         path=path)
 
 
 def conform_file(host: Host, path: str | PathLike[str], **options: Any) -> ConformanceReport:
     """:func:`conform_stream` on the UTF-8 file at *path* (keyword *options* as there)."""
-    with open(path, encoding="utf-8") as stream:
+    with open(path, "rb") as stream:
         return conform_stream(host, stream, path=str(path), **options)
 
 

@@ -13,6 +13,7 @@ R10, and otherwise the rule that chose what was allowed (R4, R6 or R7).
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 from akita.model import format_duration
 
@@ -31,11 +32,14 @@ def ns(value: int | Fraction) -> str:
 class Finding:
     """A disallowed state since *since*: the rule, what was allowed, what was done."""
 
-    __slots__ = ("since", "rule", "allowed", "did", "text", "reported")
+    __slots__ = ("since", "rule", "allowed", "did", "text", "reported", "evidence")
 
     def __init__(self, since: int, rule: str, allowed: tuple[str, ...], did: str, text: str):
         self.since, self.rule, self.allowed, self.did, self.text = since, rule, allowed, did, text
         self.reported = False
+        #: the trace that led up to it, its last line and that line's position
+        #: (set by the oracle when it opens the finding).
+        self.evidence: tuple[tuple[dict[str, Any], ...], int | None, int] = ((), None, 0)
 
 
 def mode_finding(cpu: ShadowCPU, t: int) -> Finding:

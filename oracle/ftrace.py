@@ -94,7 +94,13 @@ skipped.  A line of a kept event (``sched_switch``, ``sched_wakeup``,
 ``sched_wakeup_new``) that cannot be read, a time that goes backwards, a time
 before the origin, and a ``[LOST n EVENTS]`` line (a trace with a hole
 cannot be checked) are refused with an :class:`FtraceError` naming the file
-and line (``trace.txt:12``), the field, what was expected and what was got.  The reader holds one line and
+and line (``trace.txt:12``), the field, what was expected and what was got.
+So are numbers beyond the ceilings of :doc:`/trace-format`: a CPU number of
+more than :data:`MAX_INDEX_DIGITS` digits, a timestamp of more than 12
+digits before the point.  A :class:`FtraceTally` passed to
+:func:`read_ftrace` counts what was read, so that a caller can refuse a
+trace with no kept line, or none of whose tasks is mapped, instead of
+judging an empty schedule.  The reader holds one line and
 one state per CPU, whatever the length of the trace.
 """
 
@@ -107,7 +113,10 @@ from akita.model.errors import ModelError
 from akita.model.host import check_trace_key, check_trace_vcpu
 from akita.reference.trace import TraceError
 
-__all__ = ["FtraceError", "read_ftrace", "parse_seconds"]
+__all__ = ["FtraceError", "FtraceTally", "read_ftrace", "parse_seconds", "MAX_INDEX_DIGITS"]
+
+#: The most digits a CPU number of an ftrace line may have (the kernel prints three).
+MAX_INDEX_DIGITS = 6
 
 _KEPT = ("sched_switch", "sched_wakeup", "sched_wakeup_new")
 _RUNNABLE = ("R", "R+")
@@ -132,7 +141,7 @@ _WAKEUP = re.compile(
 )
 _KEPT_NAME = re.compile(r"\b(?:sched_switch|sched_wakeup|sched_wakeup_new):")
 _LOST = re.compile(r"\[LOST \d+ EVENTS\]")
-_SECONDS = re.compile(r"(?P<whole>\d+)\.(?P<fraction>\d{1,9})")
+_SECONDS = re.compile(r"(?P<whole>\d{1,12})\.(?P<fraction>\d{1,9})")
 
 _EXPECTED_LINE = "an ftrace line 'comm-pid [cpu] flags seconds.decimals: event: fields'"
 _EXPECTED = {
@@ -155,13 +164,47 @@ class FtraceError(TraceError):
     """
 
 
+class FtraceTally:
+    """What :func:`read_ftrace` read, for a caller to tell an empty answer from a clean one.
+
+    :ivar lines: lines read.
+    :ivar kept: lines of a kept event (``sched_switch``, ``sched_wakeup``,
+        ``sched_wakeup_new``).
+    :ivar mapped: events of a mapped task yielded (``dispatch``, ``block``, ``wake``).
+    :ivar unmapped: the first few tasks (``comm-pid``) seen that the mapping does not name.
+    """
+
+    __slots__ = ("lines", "kept", "mapped", "unmapped")
+
+    #: How many unmapped task names are kept.
+    NAMES = 5
+
+    def __init__(self) -> None:
+        self.lines = 0
+        self.kept = 0
+        self.mapped = 0
+        self.unmapped: list[str] = []
+
+    def saw_unmapped(self, comm: str, pid: str) -> None:
+        name = f"{comm}-{pid}"
+        if pid != "0" and len(self.unmapped) < self.NAMES and name not in self.unmapped:
+            self.unmapped.append(name)
+
+
+def _index(text: str, field: str, where: str) -> int:
+    if len(text) > MAX_INDEX_DIGITS:
+        raise FtraceError(field, text, f"a CPU number of at most {MAX_INDEX_DIGITS} digits",
+                          path=where)
+    return int(text)
+
+
 def parse_seconds(text: str) -> int:
     """The exact number of nanoseconds in *text*, decimal seconds as ftrace writes them.
 
     ``parse_seconds("5123.456789") == 5_123_456_789_000``.  The digits are read
     as integers; no float is involved, so no nanosecond is lost or invented.
 
-    :raises ValueError: if *text* is not digits, a point and 1 to 9 digits.
+    :raises ValueError: if *text* is not 1 to 12 digits, a point and 1 to 9 digits.
     """
     match = _SECONDS.fullmatch(text)
     if match is None:
@@ -187,6 +230,7 @@ def read_ftrace(
     *,
     origin_ns: int | None = None,
     path: str = "<ftrace>",
+    tally: FtraceTally | None = None,
 ) -> Iterator[dict]:
     """The Akita trace events of the ftrace text *lines*, one by one.
 
@@ -199,6 +243,7 @@ def read_ftrace(
         the period grid of every vCPU starts.  Default: the time of the first
         ``sched_switch``, ``sched_wakeup`` or ``sched_wakeup_new`` line.
     :param path: the name of the trace, for error messages.
+    :param tally: if given, counts what was read (:class:`FtraceTally`).
     :returns: an iterator of event dicts ``{"t", "cpu", "event"[, "vcpu"]}``
         in nondecreasing ``t``.  It reads *lines* only as it is advanced.
     :raises ModelError: at once, if *mapping* or *origin_ns* is malformed.
@@ -211,21 +256,26 @@ def read_ftrace(
         not isinstance(origin_ns, int) or isinstance(origin_ns, bool) or origin_ns < 0
     ):
         raise ModelError("origin_ns", origin_ns, "an integer number of ns >= 0, or None")
-    return _events(lines, checked, origin_ns, path)
+    return _events(lines, checked, origin_ns, path, FtraceTally() if tally is None else tally)
 
 
 def _events(
-    lines: Iterable[str], mapping: dict[str, str], origin: int | None, path: str
+    lines: Iterable[str], mapping: dict[str, str], origin: int | None, path: str,
+    tally: FtraceTally,
 ) -> Iterator[dict]:
     def vcpu_of(pid: str, comm: str) -> str | None:
         if pid == "0":
             return None
         found = mapping.get(pid)
-        return found if found is not None else mapping.get(comm)
+        found = found if found is not None else mapping.get(comm)
+        if found is None:
+            tally.saw_unmapped(comm, pid)
+        return found
 
     idle: dict[int, bool] = {}  # per CPU: whether its last event was an idle
     last: tuple[int, str, int] | None = None  # (ns, text, line) of the last kept event
     for number, raw in enumerate(lines, start=1):
+        tally.lines = number
         text = raw.rstrip("\r\n")
         stripped = text.strip()
         if not stripped or stripped.startswith("#"):
@@ -244,6 +294,7 @@ def _events(
         event = match["event"]
         if event not in _KEPT:
             continue
+        tally.kept += 1
         stamp = match["time"]
         try:
             now = parse_seconds(stamp)
@@ -270,12 +321,14 @@ def _events(
             fields = _SWITCH.fullmatch(body)
             if fields is None:
                 raise FtraceError(event, body, _EXPECTED[event], path=f"{path}:{number}")
-            cpu = int(match["cpu"])
+            cpu = _index(match["cpu"], "cpu", f"{path}:{number}")
             prev = vcpu_of(fields["prev_pid"], fields["prev_comm"])
             if prev is not None and fields["prev_state"] not in _RUNNABLE:
+                tally.mapped += 1
                 yield {"t": t, "cpu": cpu, "event": "block", "vcpu": prev, "line": number}
             nxt = vcpu_of(fields["next_pid"], fields["next_comm"])
             if nxt is not None:
+                tally.mapped += 1
                 idle[cpu] = False
                 yield {"t": t, "cpu": cpu, "event": "dispatch", "vcpu": nxt, "line": number}
             elif not idle.get(cpu, False):
@@ -289,4 +342,6 @@ def _events(
                 continue
             woken = vcpu_of(fields["pid"], fields["comm"])
             if woken is not None:
-                yield {"t": t, "cpu": int(fields["target_cpu"]), "event": "wake", "vcpu": woken, "line": number}
+                tally.mapped += 1
+                cpu = _index(fields["target_cpu"], "target_cpu", f"{path}:{number}")
+                yield {"t": t, "cpu": cpu, "event": "wake", "vcpu": woken, "line": number}

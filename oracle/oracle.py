@@ -26,6 +26,18 @@ ran, and checks the decisions against it:
   exhaustion) that differs from the oracle's by more than ``tolerance`` is
   a violation at once.
 
+Each violation carries the trace around it: the ``window`` events leading up
+to and including the decision it is about (the events of its own instant,
+never later ones), and the line of the last of them.  Violations are kept
+and listed in the order they began -- by time, then by trace line -- so a
+cause comes before its consequences, whichever was noticed first.
+
+The work is bounded by the input: the oracle steps through every period
+start of every vCPU, so a trace's span may cover at most
+:data:`SPAN_PERIODS` period starts, plus :data:`PERIODS_PER_EVENT` per
+event read (:doc:`/trace-format`, "Ceilings"); a time beyond that is
+refused before any step is taken.
+
 All events of one instant are taken together, in the reference's order:
 the running vCPUs are charged up to the instant, then the inputs are
 applied, then the period starts that fall on the instant, then the
@@ -49,7 +61,13 @@ from .shadow import ShadowCPU, ShadowVCPU, allowed
 from .validation import DECISIONS, INPUTS, validate
 from .violation import Violation
 
-__all__ = ["Oracle", "DECISIONS", "INPUTS", "POLICIES"]  # event kinds from .validation
+__all__ = ["Oracle", "DECISIONS", "INPUTS", "POLICIES", "SPAN_PERIODS",
+           "PERIODS_PER_EVENT"]  # event kinds from .validation
+
+#: The period starts (summed over the vCPUs) any trace's span may cover.
+SPAN_PERIODS = 100_000
+#: The period starts each event read adds to what its span may cover.
+PERIODS_PER_EVENT = 1_000
 
 #: Where the oracle checks each rule (read by the traceability table,
 #: docs/traceability.rst; tests/docs/test_traceability.py checks every name).
@@ -141,12 +159,25 @@ class Oracle:
         self._ok = [True] * host.pcpus
         self._t = 0
         self._buffer: list[dict[str, Any]] = []
-        self._recent: deque[dict[str, Any]] = deque(maxlen=window)
+        self.window = window
+        #: the last events of the instants closed (their positions in the trace
+        #: are consecutive, the last one :attr:`_closed_events`).
+        self._recent: deque[dict[str, Any]] = deque(maxlen=window + 64)
+        self._closed_events = 0
+        #: the events of the instant being closed, once its rule points before it are done.
+        self._current: list[dict[str, Any]] = []
+        self._kept: list[tuple[int, int, int, int, Violation]] = []  # a max-heap by time
+        self._found = 0
+        rate = sum((Fraction(1, v.period) for v in self.vcpus.values()), Fraction(0))
+        self._rate = (rate.numerator, rate.denominator) if rate else (0, 1)
+        self._safe = -1  # every time up to this one is within the span allowed so far
+        #: the vCPUs the trace names.
+        self.seen: set[str] = set()
+        #: the time of the first event, if any.
+        self.start: int | None = None
         self._new: list[Violation] = []
         self._misplaced: set[str] = set()
         self._closed = False
-        #: the first ``keep`` violations, in the order found.
-        self.violations: list[Violation] = []
         #: how many violations of each rule were found.
         self.counts: Counter[str] = Counter()
         self.events = 0
@@ -167,14 +198,21 @@ class Oracle:
             raise TraceError("event", event, "no event after close()")
         validate(event, len(self.cpus), self._names)
         t: int = event["t"]
-        if self._buffer and t != self._t:
+        if t != self._t or not self.events:
             if t < self._t:
                 raise TraceError("t", t, f"a time >= {self._t} (events in time order)")
-            self._close_instant()
+            if t > self._safe:
+                self._within_span("t", t, self.events + 1)
+            if self._buffer:
+                self._close_instant()
+        if self.start is None:
+            self.start = t
         self._t = t
         self._buffer.append(event)
-        self._recent.append(event)
         self.events += 1
+        name = event.get("vcpu")
+        if isinstance(name, str) and name in self._names:
+            self.seen.add(name)
         found, self._new = self._new, []
         return found
 
@@ -183,6 +221,8 @@ class Oracle:
         if not self._closed:
             if self._buffer:
                 self._close_instant()
+            if end is not None and end > self._t:
+                self._within_span("end", end, self.events)
             self.end = max(self._t, end if end is not None else self._t)
             for cpu in self.cpus:
                 self._advance(cpu, self.end)
@@ -191,11 +231,32 @@ class Oracle:
         found, self._new = self._new, []
         return found
 
+    @property
+    def violations(self) -> list[Violation]:
+        """The first ``keep`` violations, in the order they began (time, then trace line)."""
+        return [v for *_, v in sorted(self._kept, key=lambda k: (-k[0], -k[1], -k[2], -k[3]))]
+
+    def _within_span(self, field: str, t: int, events: int) -> None:
+        """Refuse a time whose span would take more steps than the input allows."""
+        allowance = SPAN_PERIODS + PERIODS_PER_EVENT * events
+        numerator, denominator = self._rate
+        if numerator == 0:
+            self._safe = t
+            return
+        most = allowance * denominator // numerator
+        self._safe = max(self._safe, most)
+        if t > most:
+            raise TraceError(field, t, f"a time of at most {most} ns: a span of at most "
+                             f"{SPAN_PERIODS:,} + {PERIODS_PER_EVENT:,} x {events} (events) "
+                             f"period starts of the host's vCPUs")
+
     # -- one instant ----------------------------------------------------------------------
 
     def _close_instant(self) -> None:
         t, events = self._t, self._buffer
         self._buffer = []
+        self._closed_events = self.events - len(events)
+        self._current = []
         touched = sorted({e["cpu"] for e in events})
         blocks_first = set()
         seen = set()
@@ -214,7 +275,10 @@ class Oracle:
             if timers and timers[0][0] == t or running is None or (
                     running.runnable and running.due() == t - cpu.synced):
                 decides.add(c)
-            self._charge(cpu, t, running is not None and running.name not in blocks_first)
+        self._current = events
+        for c in touched:
+            cpu = self.cpus[c]
+            self._charge(cpu, t, cpu.running is not None and cpu.running.name not in blocks_first)
         for e in events:  # what the charging and the inputs did
             kind = e["event"]
             if kind in INPUTS:
@@ -231,6 +295,9 @@ class Oracle:
                     dispatched.add(e["cpu"])
         for c in touched:
             self._settle(self.cpus[c], t, c in dispatched, c in decides)
+        self._recent.extend(events)
+        self._closed_events = self.events
+        self._current = []
 
     def _advance(self, cpu: ShadowCPU, t: int) -> None:
         """Apply the rule points of *cpu* strictly before *t* (no trace event there)."""
@@ -263,9 +330,9 @@ class Oracle:
             cpu.ran_out = running
         if cpu.ran_out is running and "exhaust" in self.reports:
             out = since + running.spent
-            self._open[cpu.index]["exhaust " + running.name] = Finding(
+            self._opened(cpu.index, "exhaust " + running.name, Finding(
                 out, "R3", ("exhaust",), "no exhaust",
-                f"{running.name} ran out of budget at {ns(out)} but no exhaust is reported")
+                f"{running.name} ran out of budget at {ns(out)} but no exhaust is reported"))
 
     def _ask(self, cpu: ShadowCPU, v: ShadowVCPU, t: int) -> None:
         """R5: *v* consumed ``C_opt`` and is runnable: it heats, and the pCPU goes HI."""
@@ -300,13 +367,14 @@ class Oracle:
             if name not in self._misplaced:
                 self._misplaced.add(name)
                 self._now("R12", t, e["cpu"], ("none",), name,
-                          f"{name} ran although first fit rejects its VM: {self.rejected[name]}")
+                          f"{name} ran although first fit rejects its VM: {self.rejected[name]}",
+                          e)
             return None
         if e["cpu"] != v.cpu:
             if name not in self._misplaced:
                 self._misplaced.add(name)
                 self._now("R12", t, e["cpu"], (f"pCPU {v.cpu}",), f"pCPU {e['cpu']}",
-                          f"{name} is on pCPU {e['cpu']}; first fit puts it on pCPU {v.cpu}")
+                          f"{name} is on pCPU {e['cpu']}; first fit puts it on pCPU {v.cpu}", e)
             return None
         return v
 
@@ -349,7 +417,8 @@ class Oracle:
             if v.release != t:
                 self._now("R2", t, c, (f"next period start {ns(v.release + v.period)}",),
                           f"release at {ns(t)}",
-                          f"{v.name} starts a period at {ns(t)}, off its grid of {ns(v.period)}")
+                          f"{v.name} starts a period at {ns(t)}, off its grid of {ns(v.period)}",
+                          e)
                 return
             self._compare(e, t, "deadline", v.deadline, "R2", "deadline")
             self._compare(e, t, "budget", v.budget, "R2", "budget")
@@ -362,7 +431,7 @@ class Oracle:
             self._open[v.cpu].pop("exhaust " + v.name, None)
         if v is not None and v.budget > self.tolerance:
             self._now("R3", t, e["cpu"], (f"budget {ns(v.budget)} left",), "exhausted",
-                      f"{v.name} is reported out of budget at {ns(t)} with {ns(v.budget)} left")
+                      f"{v.name} is reported out of budget at {ns(t)} with {ns(v.budget)} left", e)
 
     def _compare(self, e: dict[str, Any], t: int, field: str, expected, rule: str,
                  what: str) -> None:
@@ -372,7 +441,7 @@ class Oracle:
         if abs(got - expected) > self.tolerance:
             self._now(rule, t, e["cpu"], (ns(expected),), ns(got),
                       f"{e['vcpu']} {e['event']} at {ns(t)} reports {what} {ns(got)}; "
-                      f"the rules give {ns(expected)}")
+                      f"the rules give {ns(expected)}", e)
 
     # -- checks ------------------------------------------------------------------------------
 
@@ -407,8 +476,8 @@ class Oracle:
         if ok:
             self._open[cpu.index].pop("dispatch", None)
         elif "dispatch" not in self._open[cpu.index]:
-            self._open[cpu.index]["dispatch"] = dispatch_finding(
-                cpu, t, options, rule, dispatched, self._ok[cpu.index])
+            self._opened(cpu.index, "dispatch", dispatch_finding(
+                cpu, t, options, rule, dispatched, self._ok[cpu.index]))
         self._ok[cpu.index] = ok
 
     def _check_mode(self, cpu: ShadowCPU, t: int) -> None:
@@ -416,29 +485,69 @@ class Oracle:
         if cpu.claimed_hi == cpu.rules_hi:
             opened.pop("mode", None)
         elif "mode" not in opened:
-            opened["mode"] = mode_finding(cpu, t)
+            self._opened(cpu.index, "mode", mode_finding(cpu, t))
 
     def _check_temperature(self, cpu: ShadowCPU, v: ShadowVCPU, t: int) -> None:
         opened, kind = self._open[cpu.index], "temperature " + v.name
         if v.claimed_temperature == v.temperature:
             opened.pop(kind, None)
         elif kind not in opened:
-            opened[kind] = temperature_finding(v, t, self.initial_temperature)
+            self._opened(cpu.index, kind, temperature_finding(v, t, self.initial_temperature))
 
     def _expire(self, cpu: ShadowCPU, u: int) -> None:
         for obligation in self._open[cpu.index].values():
             if not obligation.reported and u - obligation.since > self.tolerance:
                 obligation.reported = True
+                window, line, position = obligation.evidence
                 self._report(Violation(obligation.rule, obligation.since, cpu.index,
                                        obligation.allowed, obligation.did, obligation.text,
-                                       tuple(self._recent)))
+                                       window, line), position)
+
+    def _opened(self, cpu: int, key: str, finding: Finding) -> None:
+        """Open *finding* on pCPU *cpu*, with the trace that led up to it."""
+        finding.evidence = self._evidence(finding.since)
+        self._open[cpu][key] = finding
+
+    def _evidence(self, since: int, upto: dict[str, Any] | None = None
+                  ) -> tuple[tuple[dict[str, Any], ...], int | None, int]:
+        """The events leading up to *since* (and to the event *upto*, including it).
+
+        Returns the last :attr:`window` of them, the trace line of the last
+        one (``None`` if it has none), and its position in the trace.
+        """
+        base = self._closed_events - len(self._recent)
+        events = list(self._recent) + self._current
+        if upto is not None:
+            for index in range(len(events) - 1, -1, -1):
+                if events[index] is upto:
+                    del events[index + 1:]
+                    break
+        items = [(base + i + 1, e) for i, e in enumerate(events) if e["t"] <= since]
+        if not items:
+            return (), None, 0
+        position, last = items[-1]
+        line = last.get("line")
+        shown = tuple(e for _, e in items[-self.window:]) if self.window else ()
+        return shown, line if isinstance(line, int) else None, position
 
     def _now(self, rule: str, t: int, cpu: int, allowed_: tuple[str, ...], did: str,
-             text: str) -> None:
-        self._report(Violation(rule, t, cpu, allowed_, did, text, tuple(self._recent)))
+             text: str, event: dict[str, Any]) -> None:
+        window, line, position = self._evidence(t, event)
+        # a reported value (R2, R3) follows from the choice at the same line: after it
+        self._report(Violation(rule, t, cpu, allowed_, did, text, window, line), position,
+                     0 if rule == "R12" else 1)
 
-    def _report(self, violation: Violation) -> None:
+    def _report(self, violation: Violation, position: int, rank: int = 0) -> None:
+        """Count *violation*; keep it if it is among the ``keep`` that began first.
+
+        The order is by time, then trace position, then *rank* (a wrong
+        choice before the wrong values reported with it), then as found.
+        """
         self.counts[violation.rule] += 1
-        if len(self.violations) < self.keep:
-            self.violations.append(violation)
+        self._found += 1
+        entry = (-violation.t, -position, -rank, -self._found, violation)
+        if len(self._kept) < self.keep:
+            heapq.heappush(self._kept, entry)
+        elif entry[:4] > self._kept[0][:4]:
+            heapq.heapreplace(self._kept, entry)
         self._new.append(violation)

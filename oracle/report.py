@@ -2,8 +2,13 @@
 
 :func:`conform` feeds every event of a trace to an :class:`~akita.oracle.oracle.Oracle`
 and returns a :class:`ConformanceReport`: a verdict, never a boolean --
-``"conformant"`` or ``"violations"`` -- with the counts behind it and the
-first violations in domain words.  An event the oracle cannot read raises
+``"conformant"``, ``"violations"`` or ``"nothing to check"`` -- with the
+counts behind it (decisions judged, vCPUs seen of those declared, the span)
+and the first violations in domain words, in the order they began.
+
+A trace in which the oracle judged no decision (no ``dispatch`` or
+``idle``) is *nothing to check*, never conformant: there was nothing it
+could have found wrong.  An event the oracle cannot read raises
 :class:`~.errors.TraceError` located at its line.
 """
 
@@ -18,9 +23,9 @@ from akita.reference.trace import TraceError
 from .oracle import DECISIONS, Oracle
 from .violation import Violation
 
-__all__ = ["ConformanceReport", "conform", "CONFORMANT", "VIOLATIONS"]
+__all__ = ["ConformanceReport", "conform", "CONFORMANT", "VIOLATIONS", "NOTHING"]
 
-CONFORMANT, VIOLATIONS = "conformant", "violations"
+CONFORMANT, VIOLATIONS, NOTHING = "conformant", "violations", "nothing to check"
 
 
 @attrs.frozen
@@ -39,6 +44,11 @@ class ConformanceReport:
     counts: dict[str, int]
     violations: tuple[Violation, ...]
     policy: str = "akita"
+    #: the time of the first event (``None``: no event).
+    start: int | None = None
+    #: the vCPUs the trace names, and the vCPUs the host declares.
+    vcpus_seen: int = 0
+    vcpus_declared: int = 0
 
     @property
     def total(self) -> int:
@@ -60,7 +70,9 @@ class ConformanceReport:
         return {
             "verdict": self.verdict, "policy": self.policy, "events": self.events,
             "decisions": self.decisions,
-            "ambiguous": self.ambiguous, "checks": self.checks, "end_ns": self.end,
+            "ambiguous": self.ambiguous, "checks": self.checks,
+            "start_ns": self.start, "end_ns": self.end,
+            "vcpus_seen": self.vcpus_seen, "vcpus_declared": self.vcpus_declared,
             "tolerance_ns": self.tolerance, "ties": self.ties, "reports": list(self.reports),
             "violations_total": self.total,
             "counts": {rule: self.counts[rule] for rule in sorted(self.counts, key=_rule_order)},
@@ -68,14 +80,28 @@ class ConformanceReport:
             "unchecked": self.unchecked(),
         }
 
+    def checked(self) -> str:
+        """What was checked, for people: decisions judged, vCPUs seen, the span."""
+        span = ("no event" if self.start is None else
+                f"t = {format_duration(self.start)} to {format_duration(self.end)}")
+        return (f"{_count(self.decisions, 'decision')} judged "
+                f"({_count(self.events, 'event')}, {span}); "
+                f"{self.vcpus_seen} of {_count(self.vcpus_declared, 'vCPU')} seen")
+
     def summary(self) -> str:
         """One line for people."""
+        if self.verdict == NOTHING:
+            return f"nothing to check: {self.checked()}"
         if self.verdict == CONFORMANT:
-            return (f"conformant: {self.decisions} decisions over {format_duration(self.end)} "
-                    f"({self.events} events), {self.ambiguous} ties accepted")
+            return (f"conformant: {self.checked()}; "
+                    f"{_count(self.ambiguous, 'tie')} accepted")
         counts = ", ".join(f"{rule} x{self.counts[rule]}"
                            for rule in sorted(self.counts, key=_rule_order))
-        return f"{self.total} violations ({counts}) in {self.decisions} decisions"
+        return f"{_count(self.total, 'violation')} ({counts}): {self.checked()}"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _rule_order(rule: str) -> int:
@@ -105,10 +131,16 @@ def conform(host: Host, events: Iterable[dict[str, Any]], *, end: int | None = N
         count += 1
         if progress is not None and count % 65536 == 0:
             progress(count)
-    oracle.close(end)
+    try:
+        oracle.close(end)
+    except TraceError as error:
+        raise error.located(path=path) from None
+    verdict = VIOLATIONS if oracle.counts else CONFORMANT if oracle.decisions else NOTHING
     return ConformanceReport(
-        verdict=VIOLATIONS if oracle.counts else CONFORMANT, events=oracle.events,
+        verdict=verdict, events=oracle.events,
         decisions=oracle.decisions, ambiguous=oracle.ambiguous, checks=oracle.checks,
         end=oracle.end, tolerance=tolerance, ties=ties, reports=tuple(sorted(oracle.reports)),
-        counts=dict(oracle.counts), violations=tuple(oracle.violations), policy=policy)
+        counts=dict(oracle.counts), violations=tuple(oracle.violations), policy=policy,
+        start=oracle.start, vcpus_seen=len(oracle.seen),
+        vcpus_declared=len(oracle.vcpus) + len(oracle.rejected))
 

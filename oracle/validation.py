@@ -4,6 +4,9 @@ Every event has an integer time ``t >= 0``, a pCPU index and a known kind;
 the events about a vCPU name one of the host's; a ``mode`` is ``"HI"`` or
 ``"LO"``; times, budgets and temperatures are integers ``>= 0``; a ``key``
 is an exact number of ns written ``"p"`` or ``"p/q"`` (:doc:`/trace-format`).
+Every field's type is checked before its value is used, so a value of any
+JSON type (a list where a name belongs, an object where a kind belongs) is
+a located error, never a crash.
 A malformed event raises :class:`~akita.reference.trace.TraceError`, which
 the readers locate at its line.
 """
@@ -26,6 +29,8 @@ DECISIONS = frozenset({"dispatch", "idle", "mode", "temperature", "release", "ex
 _PLAIN = frozenset({"wake", "block", "exhaust"})
 _CHECKED = frozenset({"complete", "dispatch", "release", "mode", "temperature"})
 _KEY = re.compile(r"[0-9]+(/[0-9]*[1-9][0-9]*)?")
+#: The longest key: two numbers of at most 20 digits and a slash.
+_KEY_CHARS = 41
 
 
 def validate(event: dict[str, Any], pcpus: int, vcpus: frozenset[str]) -> None:
@@ -37,18 +42,23 @@ def validate(event: dict[str, Any], pcpus: int, vcpus: frozenset[str]) -> None:
     if type(cpu) is not int or not 0 <= cpu < pcpus:
         raise TraceError("cpu", cpu, f"a pCPU index from 0 to {pcpus - 1}")
     kind = event.get("event")
+    if not isinstance(kind, str):
+        raise TraceError("event", kind, f"one of {', '.join(sorted(INPUTS | DECISIONS))}")
     if kind in _PLAIN or (kind in _CHECKED and kind != "mode"):
-        if event.get("vcpu") not in vcpus:
+        name = event.get("vcpu")
+        if not isinstance(name, str) or name not in vcpus:
             raise TraceError("vcpu", event.get("vcpu"), "a vCPU of the host, named VM/i")
     elif kind not in _CHECKED and kind != "idle":
         raise TraceError("event", kind, f"one of {', '.join(sorted(INPUTS | DECISIONS))}")
     if kind not in _CHECKED:
         return
-    if kind == "mode" and event.get("mode") not in ("HI", "LO"):
+    if kind == "mode" and (not isinstance(event.get("mode"), str)
+                           or event.get("mode") not in ("HI", "LO")):
         raise TraceError("mode", event.get("mode"), '"HI" or "LO"')
     for field in ("deadline", "budget", "arrival", "temperature"):
         value = event.get(field, 0)
         if type(value) is not int or value < 0:
             raise TraceError(field, value, "an integer >= 0 (ns for a time)")
-    if "key" in event and (type(event["key"]) is not str or _KEY.fullmatch(event["key"]) is None):
+    key = event.get("key", "0")
+    if type(key) is not str or len(key) > _KEY_CHARS or _KEY.fullmatch(key) is None:
         raise TraceError("key", event["key"], 'an exact number of ns, "p" or "p/q"')

@@ -40,7 +40,10 @@ class Violation:
         a value).
     :param did: what the implementation did.
     :param text: the whole finding in one sentence.
-    :param window: trace events around it, as read.
+    :param window: the trace events leading up to and including it, as read
+        (its own instant's, never later ones).
+    :param line: the trace line of the last of them (the decision's, for a
+        violation about a decision), if known.
     """
 
     rule: str
@@ -50,7 +53,9 @@ class Violation:
     did: str
     text: str
     window: tuple[dict[str, Any], ...] = ()
+    line: int | None = None
 
     def as_json(self) -> dict[str, Any]:
-        return {"rule": self.rule, "t": self.t, "cpu": self.cpu, "allowed": list(self.allowed),
-                "did": self.did, "text": self.text, "window": list(self.window)}
+        return {"rule": self.rule, "t": self.t, "cpu": self.cpu, "line": self.line,
+                "allowed": list(self.allowed), "did": self.did, "text": self.text,
+                "window": list(self.window)}

@@ -21,6 +21,7 @@ import z3
 
 from akita.model.smt.pcpu import TickPCPU, Unrolling
 
+from .limits import Deadline
 from .obligation import Declarations
 from .pcpus import carry_over, example_pcpu, generated_pcpus, two_hi
 from .schedule_check import check_schedule, on_pcpu
@@ -35,10 +36,12 @@ def hi_miss(unrolling: Unrolling) -> z3.BoolRef:
 
 
 def check_hi_guarantee(pcpu: TickPCPU, horizon: int, timeout: float,
-                       save_to: str | Path | None = None) -> ProofVerdict:
-    """No HI miss on *pcpu* in any behaviour within *horizon* ticks."""
+                       save_to: str | Path | None = None,
+                       deadline: Deadline | None = None) -> ProofVerdict:
+    """No HI miss on *pcpu* in any behaviour within *horizon* ticks, within *timeout*
+    seconds in all (or by *deadline*; :func:`.schedule_check.check_schedule`)."""
     return check_schedule(pcpu, horizon, hi_miss, timeout=timeout, what="a HI job misses",
-                          save_to=save_to)
+                          save_to=save_to, deadline=deadline)
 
 
 # -- the obligations ----------------------------------------------------------------

@@ -5,23 +5,60 @@ of its vCPUs' times) and its HI guarantee checked over every behaviour in a
 horizon of whole hyperperiods (:mod:`.hi_guarantee`).  A pCPU whose horizon
 exceeds ``max_ticks`` is answered ``unknown`` with that reason, never
 guessed.
+
+Limits (:mod:`.limits`): ``timeout`` bounds each pCPU's check as a whole,
+building the encoding included, and ``memory_mb`` is Z3's memory ceiling
+while it runs; a limit reached answers ``unknown`` with the limit and where.
+
+Nothing is passed over in silence.  A pCPU without a HI vCPU answers
+``nothing to prove`` -- the guarantee binds no job there -- which is not a
+proof; a VM that first fit rejected is in no pCPU's check, and
+:func:`rejected_vms` names it so that the report can say so.  The exit
+status (:func:`status_of`) counts both.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from pathlib import Path
+from typing import Callable, Sequence
 
 import attrs
 
-from akita.model import Host, Placement, first_fit
+from akita.model import Host, ModelError, Placement, first_fit
 from akita.model.smt.pcpu import tick_pcpu
 
 from .hi_guarantee import check_hi_guarantee
+from .limits import DEFAULT_MEMORY_MB, Deadline, memory_ceiling
 from .schedule_check import scope_of
-from .verdict import PROVED, REFUTED, UNKNOWN, ProofVerdict
+from .verdict import NOTHING, PROVED, REFUTED, UNKNOWN, ProofVerdict
 
-__all__ = ["PCPUCheck", "check_host", "status_of"]
+__all__ = [
+    "PCPUCheck",
+    "HostProgress",
+    "check_host",
+    "check_limits",
+    "rejected_vms",
+    "status_of",
+    "EXIT_NOTHING",
+    "MAX_TIMEOUT",
+    "MAX_HYPERPERIODS",
+    "MAX_MEMORY_MB",
+]
+
+#: ``progress(pcpu, stage, done, total)``: what the check of pCPU *pcpu* is doing
+#: (:data:`akita.proofs.limits.Progress`), e.g. for a progress bar.
+HostProgress = Callable[[int, str, int, int], None]
+
+#: Exit status when no pCPU holds a HI vCPU (and nothing was refuted, unknown or rejected).
+EXIT_NOTHING = 4
+#: The largest ``timeout`` in seconds (Z3 counts its time limit in 32-bit milliseconds).
+MAX_TIMEOUT = 1_000_000.0
+#: The largest number of hyperperiods in a horizon.
+MAX_HYPERPERIODS = 1000
+#: The largest memory ceiling in megabytes (Z3's ``memory_max_size`` is 32-bit).
+MAX_MEMORY_MB = 4_000_000
 
 
 @attrs.frozen
@@ -39,6 +76,28 @@ class PCPUCheck:
                 "reason": self.verdict.reason}
 
 
+def check_limits(*, timeout: float, max_ticks: int, hyperperiods: int,
+                 memory_mb: int | None) -> None:
+    """Raise :class:`~akita.model.ModelError`, naming the option, for a limit out of range.
+
+    ``timeout`` a finite number of seconds in ``(0, MAX_TIMEOUT]``;
+    ``max_ticks >= 1``; ``hyperperiods`` in ``1..MAX_HYPERPERIODS``;
+    ``memory_mb`` in ``1..MAX_MEMORY_MB`` (or ``None``: Z3's own, unlimited).
+    """
+    if not (math.isfinite(timeout) and 0 < timeout <= MAX_TIMEOUT):
+        shown = int(timeout) if float(timeout).is_integer() else timeout  # "got 0", as typed
+        raise ModelError("--timeout", shown,
+                         f"a number of seconds > 0 and at most {MAX_TIMEOUT:,.0f}")
+    if max_ticks < 1:
+        raise ModelError("--max-ticks", max_ticks, "an integer >= 1")
+    if not 1 <= hyperperiods <= MAX_HYPERPERIODS:
+        raise ModelError("--hyperperiods", hyperperiods,
+                         f"an integer >= 1 and at most {MAX_HYPERPERIODS}")
+    if memory_mb is not None and not 1 <= memory_mb <= MAX_MEMORY_MB:
+        raise ModelError("--max-memory", memory_mb,
+                         f"a number of megabytes >= 1 and at most {MAX_MEMORY_MB:,}")
+
+
 def check_host(
     host: Host,
     policy: str = "akita",
@@ -48,34 +107,65 @@ def check_host(
     max_ticks: int = 480,
     save_to: str | Path | None = None,
     placement: Placement | None = None,
+    memory_mb: int | None = DEFAULT_MEMORY_MB,
+    progress: HostProgress | None = None,
 ) -> list[PCPUCheck]:
-    """Check the HI guarantee on every pCPU of *host* that holds vCPUs."""
+    """Check the HI guarantee on every pCPU of *host* that holds vCPUs.
+
+    Each pCPU's check may take *timeout* seconds in all, building included,
+    with Z3's memory capped at *memory_mb* megabytes (``None``: no cap).
+
+    :raises ModelError: for a limit out of range (:func:`check_limits`).
+    """
+    check_limits(timeout=timeout, max_ticks=max_ticks, hyperperiods=hyperperiods,
+                 memory_mb=memory_mb)
     placement = placement if placement is not None else first_fit(host)
     answers = []
     for load in placement.pcpus:
         if not load.vcpus:
             continue
+        report = None if progress is None else _reporter(progress, load.index)
+        deadline = Deadline(timeout, report)
         start = time.perf_counter()
         pcpu = tick_pcpu(host, placement, load.index, policy)
         horizon = hyperperiods * pcpu.hyperperiod()
         scope = scope_of(pcpu, horizon)
-        if horizon > max_ticks:
+        if not any(v.hi for v in pcpu.vcpus):
+            verdict = ProofVerdict.nothing(
+                "nothing to prove: no HI vCPU on this pCPU, so the HI guarantee binds no job")
+        elif horizon > max_ticks:
             verdict = ProofVerdict.unknown(
                 f"the horizon is {horizon} ticks of {pcpu.tick} ns, beyond the limit of "
                 f"{max_ticks} (raise --max-ticks, or choose periods with a smaller hyperperiod)")
         else:
             where = None if save_to is None else Path(save_to) / f"pcpu{load.index}"
-            verdict = check_hi_guarantee(pcpu, horizon, timeout, save_to=where)
+            with memory_ceiling(memory_mb):
+                verdict = check_hi_guarantee(pcpu, horizon, timeout, save_to=where,
+                                             deadline=deadline)
         answers.append(PCPUCheck(load.index, scope, verdict, time.perf_counter() - start))
     return answers
 
 
-def status_of(answers: list[PCPUCheck]) -> int:
-    """Exit status: 0 all proved, 1 any refuted, 3 any unknown (and none refuted)."""
+def _reporter(progress: HostProgress, index: int) -> Callable[[str, int, int], None]:
+    def report(stage: str, done: int, total: int) -> None:
+        progress(index, stage, done, total)
+
+    return report
+
+
+def rejected_vms(placement: Placement) -> list[tuple[str, str]]:
+    """The VMs first fit rejected, as ``(name, reason)``: they are in no pCPU's check."""
+    return [(vm.vm.name, vm.reason or "rejected") for vm in placement.vms if not vm.admitted]
+
+
+def status_of(answers: Sequence[PCPUCheck], rejected: Sequence[object] = ()) -> int:
+    """Exit status: 1 any pCPU refuted or any VM *rejected*; else 3 any pCPU unknown;
+    else 0 if some pCPU is proved; else :data:`EXIT_NOTHING` (4): nothing was proved
+    because no pCPU holds a HI vCPU (or none holds a vCPU)."""
     verdicts = {a.verdict.verdict for a in answers}
-    if REFUTED in verdicts:
+    if REFUTED in verdicts or rejected:
         return 1
     if UNKNOWN in verdicts:
         return 3
-    assert verdicts <= {PROVED}
-    return 0
+    assert verdicts <= {PROVED, NOTHING}
+    return 0 if PROVED in verdicts else EXIT_NOTHING

@@ -131,6 +131,6 @@ def discharge(obligation: Obligation) -> Outcome:
     """Run *obligation*'s check within its timeout."""
     start = time.perf_counter()
     verdict = obligation.check(obligation.timeout)
-    if verdict.verdict not in VERDICTS:  # pragma: no cover - ProofVerdict validates
-        raise ValueError(verdict)
+    if verdict.verdict not in VERDICTS:  # "nothing to prove" is no obligation's verdict
+        raise ValueError(f"an obligation answered {verdict.verdict!r}, not a verdict")
     return Outcome(obligation, verdict, time.perf_counter() - start)

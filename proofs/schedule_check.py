@@ -23,6 +23,7 @@ from akita.model import format_duration
 from akita.model.smt.named import solve
 from akita.model.smt.pcpu import TickPCPU, Unrolling, unroll
 
+from .limits import Deadline, LimitReached, explain_unknown, within
 from .obligation import Declarations
 from .replay import behaviour_of, save_replay, schedule_of
 from .verdict import ProofVerdict
@@ -37,7 +38,9 @@ ScheduleClaim = Callable[[TickPCPU, int, float], ProofVerdict]
 def scope_of(pcpu: TickPCPU, horizon: int) -> str:
     """The scope of a schedule check, in words."""
     names = ", ".join(v.name for v in pcpu.vcpus)
-    return (f"{len(pcpu.vcpus)} vCPUs ({names}), {horizon} ticks of "
+    count = f"{len(pcpu.vcpus)} vCPU" + ("" if len(pcpu.vcpus) == 1 else "s")
+    ticks = f"{horizon} tick" + ("" if horizon == 1 else "s")
+    return (f"{count} ({names}), {ticks} of "
             f"{format_duration(pcpu.tick)} from a synchronous start, a job of any demand "
             f"up to its cap or none at each period start")
 
@@ -69,18 +72,48 @@ def check_schedule(
     what: str,
     caps: Sequence[int] | None = None,
     save_to: str | Path | None = None,
+    deadline: Deadline | None = None,
 ) -> ProofVerdict:
-    """Whether some behaviour of *pcpu* within *horizon* ticks satisfies *violation*."""
-    unrolling = unroll(pcpu, horizon, caps=caps)
-    unrolling.constraints.add(f"violation: {what}", violation(unrolling))
-    answer = solve(unrolling.constraints, timeout=timeout)
+    """Whether some behaviour of *pcpu* within *horizon* ticks satisfies *violation*.
+
+    *timeout* bounds the whole check, building the encoding included: the
+    unrolling stops once it has passed, and Z3 gets only the seconds left
+    (:mod:`.limits`).  A *deadline* set earlier (e.g. when a host check
+    started on this pCPU) takes the place of *timeout*.  A limit reached
+    answers ``unknown`` with the limit and where it was reached.
+    """
+    deadline = deadline if deadline is not None else Deadline(timeout)
+    try:
+        unrolling = unroll(pcpu, horizon, caps=caps, watch=deadline.watch)
+        unrolling.constraints.add(f"violation: {what}", violation(unrolling))
+        if deadline.passed():
+            return ProofVerdict.unknown(
+                f"time limit {deadline.seconds:g} s reached after building the encoding "
+                f"of {horizon} ticks, before solving")
+        deadline.solving()
+        return within(deadline, lambda: _search(unrolling, what, deadline, save_to))
+    except LimitReached as limit:
+        return ProofVerdict.unknown(str(limit))
+    except z3.Z3Exception as error:  # e.g. the memory ceiling, reached while building
+        return ProofVerdict.unknown(explain_unknown(error, deadline, "building the encoding"))
+
+
+def _search(unrolling: Unrolling, what: str, deadline: Deadline,
+            save_to: str | Path | None) -> ProofVerdict:
+    """Z3's search for a violation, within what is left of *deadline*, read back as a
+    verdict (run in a child process by :func:`.limits.within`)."""
+    try:
+        answer = solve(unrolling.constraints, timeout=deadline.left())
+    except z3.Z3Exception as error:  # the memory ceiling, reached while solving
+        return ProofVerdict.unknown(explain_unknown(error, deadline))
     if answer.status == "unsat":
         return ProofVerdict.proved(f"no behaviour in scope where {what}")
     if answer.status == "unknown":
-        return ProofVerdict.unknown(f"Z3: {answer.reason}")
+        return ProofVerdict.unknown(explain_unknown(answer.reason, deadline))
     example = describe(unrolling, answer.model, what)
     if save_to is not None:
-        example["replay"] = str(save_replay(pcpu, behaviour_of(unrolling, answer.model), save_to))
+        example["replay"] = str(save_replay(unrolling.pcpu, behaviour_of(unrolling, answer.model),
+                                            save_to))
     return ProofVerdict.refuted(example, example["text"])
 
 

@@ -13,14 +13,30 @@ A *HI miss*: a period ``[s, s + T)`` of a HI vCPU in which it was served less
 than ``min(C_pes, work it held at s)`` -- so a job of at most ``C_pes``
 released at a period start and not done by the period's end, or a HI vCPU
 with work enough for the whole period that got less than ``C_pes``, each
-count as one miss.
+count as one miss.  The core counts them for every policy alike, on each HI
+vCPU's own period grid (:mod:`.misses`); a LO VM has none by definition.
+
+*HI time* (``hi_time_ns``) of a pCPU: the time it spent in HI mode -- not a
+CPU share of HI VMs.  A policy without modes never enters HI mode.
+
+A distribution with no sample -- the response times of a VM that completed
+no request, the access latencies of a vCPU never dispatched after waiting --
+is reported with every percentile ``None`` (JSON ``null``), never ``0``.
 """
 
 from __future__ import annotations
 
 from .histogram import LogHistogram
 
-__all__ = ["VMMetrics", "CPUMetrics", "Metrics"]
+__all__ = ["VMMetrics", "CPUMetrics", "Metrics", "summary"]
+
+
+def summary(histogram: LogHistogram) -> dict[str, int | None]:
+    """The percentiles of *histogram* (:meth:`.LogHistogram.summary`), each ``None`` if it is
+    empty: no sample is not a latency of 0."""
+    if histogram.count == 0:
+        return {name: None for name in ("p50", "p90", "p99", "p999", "max")}
+    return dict(histogram.summary())
 
 
 class VMMetrics:
@@ -79,8 +95,8 @@ class Metrics:
                 "cpu_ns": m.ran_ns,
                 "requests": m.requests,
                 "hi_misses": m.hi_misses,
-                "rtt_ns": m.rtt.summary(),
-                "cal_ns": m.cal.summary(),
+                "rtt_ns": summary(m.rtt),
+                "cal_ns": summary(m.cal),
             }
         cpus = [
             {

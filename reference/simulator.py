@@ -8,7 +8,10 @@ armed in:
    to decide again) or its current job completes;
 1. *arrivals* of work from the workloads;
 2. *timers* armed by the policy (a vCPU's period start, R2) -- after the
-   arrivals, so that a period start sees the work that arrives with it.
+   arrivals, so that a period start sees the work that arrives with it;
+3. *HI period starts* of the HI-miss account (:mod:`.misses`), on each HI
+   vCPU's own period grid whatever the policy -- last, so that they see the
+   instant's work and service, and touch no decision.
 
 All events of one instant are applied first, in that order; then every
 pCPU they touched asks the policy what to run (:meth:`Policy.pick`), once.
@@ -32,6 +35,7 @@ from typing import Any, Callable, Iterator, TextIO
 from akita.model import Host, Placement
 
 from .metrics import Metrics
+from .misses import MissAccount
 from .policy import Policy
 from .trace import TraceWriter
 from .vcpu_state import ENDLESS, VCPUState
@@ -45,7 +49,7 @@ __rules__ = {
     "R10": ("Simulator.run",),
 }
 
-_CPU, _ARRIVAL, _TIMER = 0, 1, 2
+_CPU, _ARRIVAL, _TIMER, _ACCOUNT = 0, 1, 2, 3
 
 
 class Result:
@@ -124,6 +128,8 @@ class Simulator:
         self._events: list = []
         self._seq = 0
         self._dirty: set[int] = set()
+        self._accounts: dict[VCPUState, MissAccount] = {
+            state: MissAccount(state.vm.c_max, state.endless) for state in self.vcpus if state.is_hi}
         #: ``resched(cpu)``: ask the policy what pCPU *cpu* runs, once this instant's
         #: events are applied (the pCPU joins the set of those to decide again).
         self.resched = self._dirty.add
@@ -151,6 +157,9 @@ class Simulator:
         for state, source in self._sources.items():
             self._next_arrival(state, source)
         self.policy.setup(self)
+        for state in self._accounts:
+            self._seq += 1
+            heapq.heappush(self._events, (0, _ACCOUNT, self._seq, state, None))
         for cpu in range(self.host.pcpus):
             self._dirty.add(cpu)
         events, duration, synced = self._events, self.duration, self._synced
@@ -168,8 +177,10 @@ class Simulator:
                     if t > synced[a]:
                         self._sync(a, t)
                     on_timer(t, b)
-                else:
+                elif kind == _ARRIVAL:
                     self._on_arrival(a, b, t)
+                else:
+                    self._period_start(a, t)
             self._decide_all(t)
             if progress is not None and t >= next_report:
                 progress(t)
@@ -207,6 +218,26 @@ class Simulator:
             if self.tracing:
                 self.emit(t, state.cpu, "wake", vcpu=state.name)
             self.policy.on_wake(state, t)
+
+    def _period_start(self, state: VCPUState, t: int) -> None:
+        """A period of HI vCPU *state* starts at *t*: judge the last one, note what is owed.
+
+        The time served and the work held are read as of *t* without syncing
+        the pCPU (a sync would split the policy's charge, which some policies
+        round): the running vCPU's service since the last sync is added here.
+        """
+        served, held = state.ran_ns, state.backlog
+        cpu = state.cpu
+        since = self._synced[cpu]
+        if self.running[cpu] is state and t > since:
+            served += t - since
+            work = t - max(since, self._work_from[cpu])
+            if work > 0:
+                held = max(0, held - work)
+        if self._accounts[state].period_start(t, served, held):
+            state.stats.hi_misses += 1
+        self._seq += 1
+        heapq.heappush(self._events, (t + state.vm.period, _ACCOUNT, self._seq, state, None))
 
     def _on_cpu_event(self, cpu: int, token: int, t: int) -> None:
         if token != self._token[cpu]:

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from math import gcd
-from typing import Sequence
+from typing import Callable, Sequence
 
 import attrs
 import z3
@@ -58,6 +58,7 @@ __all__ = [
     "start_periods",
     "unroll",
     "tick_pcpu",
+    "Watch",
 ]
 
 #: Where this module implements each rule (read by the traceability table,
@@ -435,13 +436,25 @@ class Unrolling:
     work: list[list[z3.ExprRef]]
 
 
+#: ``watch(stage, done, total)``: called by :func:`unroll` before each step of the
+#: encoding (``"jobs"``: declaring the job released at tick *done*; ``"encoding"``: building
+#: tick *done*; of *total* ticks); it may raise to stop the unrolling
+#: (a time limit, :class:`akita.proofs.limits.Deadline`).
+Watch = Callable[[str, int, int], None]
+
+
+def _no_watch(stage: str, done: int, total: int) -> None:
+    """The :data:`Watch` that lets the unrolling run to the end."""
+
+
 def _jobs(pcpu: TickPCPU, horizon: int, caps: Sequence[int],
-          cs: Constraints) -> tuple[Jobs, Jobs]:
+          cs: Constraints, watch: Watch = _no_watch) -> tuple[Jobs, Jobs]:
     """One job of ``1..cap`` ticks or none at each period start within *horizon*."""
     released: Jobs = {}
     demand: Jobs = {}
     for i, v in enumerate(pcpu.vcpus):
         for k in range((horizon + v.period - 1) // v.period):
+            watch("jobs", k * v.period, horizon)
             r = released[i, k] = z3.Bool(f"{v.name} released in period {k}")
             d = demand[i, k] = z3.Int(f"{v.name} demand in period {k}")
             cs.add(f"{v.name} period {k}: a job of 1..{caps[i]} ticks or none",
@@ -449,7 +462,8 @@ def _jobs(pcpu: TickPCPU, horizon: int, caps: Sequence[int],
     return released, demand
 
 
-def unroll(pcpu: TickPCPU, horizon: int, *, caps: Sequence[int] | None = None) -> Unrolling:
+def unroll(pcpu: TickPCPU, horizon: int, *, caps: Sequence[int] | None = None,
+           watch: Watch = _no_watch) -> Unrolling:
     """Unroll *pcpu* over ``horizon`` ticks with symbolic releases and demands,
     choosing afresh at every tick (R10).
 
@@ -458,14 +472,19 @@ def unroll(pcpu: TickPCPU, horizon: int, *, caps: Sequence[int] | None = None) -
 
     :param caps: the largest demand of each vCPU's jobs, in ticks (default:
         ``C_pes`` for HI, ``C_opt`` for LO: the EDF-VD job model).
+    :param watch: called before each job is declared and each tick is built
+        (:data:`Watch`); what it raises stops the unrolling, so that a time
+        limit bounds the building of a long horizon as well as the solving.
     """
     cs = Constraints()
     released, demand = _jobs(pcpu, horizon,
-                             list(caps) if caps is not None else [v.full for v in pcpu.vcpus], cs)
+                             list(caps) if caps is not None else [v.full for v in pcpu.vcpus], cs,
+                             watch)
     misses: Jobs = {}
     runs, modes, works = [], [], []
     state = initial_state(pcpu, demand)
     for t in range(horizon):
+        watch("encoding", t, horizon)
         works.append(list(state.work))
         run, state = choose(pcpu, t, state, cs)
         runs.append(run)

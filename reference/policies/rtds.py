@@ -30,8 +30,7 @@ skipped.  When a running vCPU is replenished, the head of the queue is
 tickled if it now comes first (``repl_timer_handler``).  ``pin`` is the hard
 affinity; every VM is admitted (:func:`.place_all`).
 
-For the HI-miss metric a HI vCPU is owed ``min(C_pes, work held)`` at each
-period start, as for the periodic servers (:mod:`.server`).
+HI misses are counted by the core for every policy alike (:mod:`..misses`).
 """
 
 from __future__ import annotations
@@ -49,7 +48,7 @@ __all__ = ["RTDSPolicy"]
 
 class _Unit:
     __slots__ = ("budget", "full", "period", "deadline", "level", "depleted", "allowed",
-                 "token", "served", "owed")
+                 "token")
 
     def __init__(self, full: int, period: int, allowed: frozenset[int] | None) -> None:
         self.full = full
@@ -60,8 +59,6 @@ class _Unit:
         self.depleted = False
         self.allowed = allowed  # frozenset of pCPUs, or None for any
         self.token = 0  # the live replenishment timer
-        self.served = 0
-        self.owed = 0
 
 
 #: A vCPU under RTDS.
@@ -143,15 +140,10 @@ class RTDSPolicy(Policy):
     def _replenish(self, state: _UnitState, t: int) -> None:
         """``rt_update_deadline``: next boundary after *t*, full budget, level 0."""
         unit = state.sched
-        if state.is_hi and unit.served < unit.owed:
-            state.stats.hi_misses += 1
         while unit.deadline <= t:
             unit.deadline += unit.period
         unit.budget = unit.full
         unit.level = 0
-        unit.served = 0
-        if state.is_hi:
-            unit.owed = unit.full if state.endless else min(unit.full, state.backlog)
         if self.sim.tracing:
             self.sim.emit(t, state.cpu, "release", vcpu=state.name, deadline=unit.deadline,
                           key=str(unit.deadline), budget=unit.budget)
@@ -196,7 +188,6 @@ class RTDSPolicy(Policy):
 
     def charge(self, state: _UnitState, ran: int, t: int) -> None:
         unit = state.sched
-        unit.served += ran
         if unit.depleted:
             return
         unit.budget -= ran if ran < unit.budget else unit.budget

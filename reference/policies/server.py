@@ -15,9 +15,8 @@ A vCPU that wakes at its own period start (a job released with the period)
 is queued once, by the period start that follows the arrival in the same
 instant, not twice.
 
-The server also keeps the HI-miss account (:mod:`..metrics`): at each HI
-period start it notes what the vCPU is owed, ``min(C_pes, work held)``, and
-at the next one whether it was served that much.
+HI misses are counted by the core for every policy alike (:mod:`..misses`),
+not here.
 """
 
 from __future__ import annotations
@@ -60,8 +59,7 @@ class Server:
     """A vCPU's server state."""
 
     __slots__ = (
-        "budget", "deadline", "key", "consumed", "stamp", "served", "owed", "asked",
-        "temperature",
+        "budget", "deadline", "key", "consumed", "stamp", "asked", "temperature",
     )
 
     def __init__(self) -> None:
@@ -70,8 +68,6 @@ class Server:
         self.key: Key = 0
         self.consumed = 0
         self.stamp = 0
-        self.served = 0
-        self.owed = 0
         self.asked = False
         self.temperature = 0
 
@@ -137,15 +133,10 @@ class ServerPolicy(Policy):
     def on_timer(self, t: int, state: ServerState) -> None:
         server = state.sched
         vm = state.vm
-        if state.is_hi and t > 0 and server.served < server.owed:
-            state.stats.hi_misses += 1
         server.budget = self.budget_of(state)
         server.deadline = t + vm.period
         server.key = self.key_of(state, t)
         server.consumed = 0
-        server.served = 0
-        if state.is_hi:
-            server.owed = vm.c_max if state.endless else min(vm.c_max, state.backlog)  # C_pes
         server.stamp += 1
         if self.sim.tracing:
             self.sim.emit(t, state.cpu, "release", vcpu=state.name, deadline=server.deadline,
@@ -171,7 +162,6 @@ class ServerPolicy(Policy):
 
     def charge(self, state: ServerState, ran: int, t: int) -> None:
         server = state.sched
-        server.served += ran
         if server.budget <= 0:
             return  # background work (R7): free
         before = server.consumed

@@ -125,3 +125,31 @@ def test_console_script_end_to_end(tmp_path):
         capture_output=True, text=True, cwd=tmp_path,
     )
     assert done.returncode == 0 and json.loads(done.stdout)["admitted"] is True
+
+
+def test_counts_of_one_are_singular(capsys, tmp_path):
+    """Issue 13, finding 7: admit printed "1 pCPUs" and "1 vCPU(s)"."""
+    host = tmp_path / "one.toml"
+    host.write_text('[host]\npcpus = 1\n[[vm]]\nname = "web"\ntype = "Type2"\n'
+                    '[[vm]]\nname = "big"\ncriticality = "LO"\nperiod = "10ms"\nc_opt = "9ms"\n'
+                    'vcpus = 2\n')
+    status, out, err = admit(capsys, host)
+    assert status == 1 and err == ""
+    text = " ".join(out.split())
+    assert "1 of 2 VMs admitted on 1 pCPU." in text
+    assert "1 pCPUs" not in text and "vCPU(s)" not in text
+    status, out, err = admit(capsys, host, "--json")
+    reason = json.loads(out)["vms"][1]["reason"]
+    assert reason == ("vCPU big/0 (LO, C_opt/T = 9/10) fails the edf-vd test on the host's only "
+                      "pCPU")
+
+
+def test_a_vcpu_taken_back_is_singular():
+    from akita.model import VM, Criticality, Host, first_fit
+    ms = 1_000_000
+    host = Host(pcpus=2, vms=[VM("big", Criticality.LO, 10 * ms, 6 * ms, vcpus=3)])
+    reason = first_fit(host).of("big").reason
+    assert reason.endswith("on none of the 2 pCPUs; its 2 placed vCPUs were taken back")
+    host = Host(pcpus=2, vms=[VM("a", Criticality.LO, 10 * ms, 6 * ms),
+                              VM("big", Criticality.LO, 10 * ms, 6 * ms, vcpus=2)])
+    assert first_fit(host).of("big").reason.endswith("its 1 placed vCPU was taken back")

@@ -76,7 +76,7 @@ def test_a_reference_trace_conforms(tmp_path, capsys):
 def test_violations_exit_1_with_a_table(tmp_path, capsys):
     assert run(["conform", MIXED, write_trace(tmp_path, MIXED, "edf"), "--max", "2"]) == 1
     out = capsys.readouterr().out
-    assert "violations (R2 x" in out and "First 2 of" in out and "Trace around the first" in out
+    assert "violations (R2 x" in out and "First 2 of" in out and "Trace up to the first" in out
 
 
 def test_json_report(tmp_path, capsys):
@@ -85,7 +85,7 @@ def test_json_report(tmp_path, capsys):
     assert doc["verdict"] == "violations"
     assert doc["violations_total"] == sum(doc["counts"].values()) >= len(doc["violations"])
     first = doc["violations"][0]
-    assert set(first) == {"rule", "t", "cpu", "allowed", "did", "text", "window"}
+    assert set(first) == {"rule", "t", "cpu", "line", "allowed", "did", "text", "window"}
     assert doc["unchecked"] == []
 
 
@@ -127,3 +127,149 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, args, message):
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err.count("\n") == 1 and message in captured.err
+
+
+# -- issue 13: no vacuous pass, evidence in the right place, junk, wording -------------------
+
+SWITCH_TO = ("          <idle>-0       [000] d..2.  5123.456789: sched_switch: prev_comm=swapper/0"
+             " prev_pid=0 prev_prio=120 prev_state=R ==> next_comm={comm} next_pid={pid}"
+             " next_prio=120\n")
+
+
+def one_line_exit_2(capsys, args: list[str], message: str) -> str:
+    assert run(args) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.count("\n") == 1 and message in captured.err, captured.err
+    return captured.err
+
+
+@pytest.mark.parametrize("name, text, extra, message", [
+    ("empty.jsonl", "", [], "got 'an empty file'"),
+    ("hello.txt", "hello world\n", [], ":1: expected a JSON Lines header or an ftrace line"),
+    ("hello.txt", "hello world\n", ["--format", "ftrace", "--map", "42=memcached/0"],
+     "none of them a sched_switch or sched_wakeup event"),
+    ("json.txt", '{"akita_trace":1}\n', ["--format", "ftrace", "--map", "42=memcached/0"],
+     "use --format jsonl or auto"),
+    ("unmapped.txt", SWITCH_TO.format(comm="foo", pid=42), ["--map", "4242=memcached/0"],
+     "tasks foo-42, none mapped"),
+    ("nomap.txt", SWITCH_TO.format(comm="foo", pid=42), [], "field '--map'"),
+])
+def test_a_trace_with_nothing_to_read_is_bad_input(tmp_path, capsys, name, text, extra, message):
+    """Issue 13, finding 1: each of these was 'conformant', exit 0."""
+    path = tmp_path / name
+    path.write_text(text)
+    one_line_exit_2(capsys, ["conform", FIG5, str(path), *extra], message)
+
+
+def test_a_header_only_trace_is_nothing_to_check(tmp_path, capsys):
+    """Issue 13, finding 1: '0 decisions over 200ms' was 'conformant', exit 0."""
+    path = tmp_path / "header.jsonl"
+    path.write_text(open(write_trace(tmp_path, FIG5, duration=200_000_000)).readline())
+    assert run(["conform", FIG5, str(path)]) == 3
+    assert capsys.readouterr().out.startswith("nothing to check: 0 decisions judged")
+    assert run(["conform", FIG5, str(path), "--json"]) == 3
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["verdict"] == "nothing to check" and doc["decisions"] == 0
+    assert doc["vcpus_seen"] == 0 and doc["vcpus_declared"] == 4 and doc["start_ns"] is None
+
+
+def test_the_report_states_what_was_checked(tmp_path, capsys):
+    trace = write_trace(tmp_path, FIG5, duration=20_000_000)
+    assert run(["conform", FIG5, trace, "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["decisions"] > 0 and doc["start_ns"] == 0 and doc["end_ns"] == 20_000_000
+    assert doc["vcpus_seen"] == doc["vcpus_declared"] == 4
+    assert run(["conform", FIG5, trace]) == 0
+    assert "judged (" in capsys.readouterr().out and "4 of 4 vCPUs seen"
+
+
+def edited_fig5(tmp_path) -> tuple[str, int]:
+    """The issue's reproduction: a fig5 trace whose dispatch of memcached at ~8 ms names lookbusy1."""
+    trace = write_trace(tmp_path, FIG5, duration=20_000_000)
+    lines = open(trace).read().splitlines(keepends=True)
+    number = next(i + 1 for i, line in enumerate(lines)
+                  if i > 0 and json.loads(line)["t"] > 7_800_000
+                  and json.loads(line)["event"] == "dispatch"
+                  and json.loads(line)["vcpu"] == "memcached/0")
+    lines[number - 1] = lines[number - 1].replace("memcached/0", "lookbusy1/0")
+    path = tmp_path / "edited.jsonl"
+    path.write_text("".join(lines))
+    return str(path), number
+
+
+def test_the_window_ends_at_the_violating_line(tmp_path, capsys):
+    """Issue 13, finding 5: the window showed lines 115-117 for a violation at line 104."""
+    path, number = edited_fig5(tmp_path)
+    assert run(["conform", FIG5, path, "--json"]) == 1
+    first = json.loads(capsys.readouterr().out)["violations"][0]
+    assert first["line"] == number
+    assert [e["line"] for e in first["window"]] == list(range(number - 7, number + 1))
+    assert run(["conform", FIG5, path]) == 1
+    out = capsys.readouterr().out
+    assert f"Trace up to the first at line {number} " in out
+
+
+def test_violations_are_listed_in_the_order_they_began(tmp_path, capsys):
+    """Issue 13, finding 5: the consequence (a reported budget, R3) came before its cause."""
+    path, number = edited_fig5(tmp_path)
+    for tolerance in ("0ns", "1ms"):
+        assert run(["conform", FIG5, path, "--json", "--max", "50", "--tolerance", tolerance]) == 1
+        violations = json.loads(capsys.readouterr().out)["violations"]
+        keys = [(v["t"], v["line"]) for v in violations]
+        assert keys == sorted(keys) and keys[0] == (keys[0][0], number)
+        if tolerance == "0ns":  # the cause (running lookbusy1), then the budget it reported
+            assert [v["rule"] for v in violations[:2]] == ["R10", "R3"]
+
+
+def test_the_window_is_printed_unwrapped(tmp_path, capsys):
+    """Issue 13, finding 7: the window's JSON lines were folded mid-token at 120 columns."""
+    path, number = edited_fig5(tmp_path)
+    assert run(["conform", FIG5, path]) == 1
+    out = capsys.readouterr().out.splitlines()
+    window = out[out.index(next(line for line in out if line.startswith("Trace up to"))) + 1:]
+    shown = [line for line in window if line.startswith("  {")]
+    assert len(shown) == 8 and any(len(line) > 120 for line in shown)
+    assert all(json.loads(line)["line"] <= number for line in shown)
+
+
+def test_a_json_syntax_error_names_the_problem(tmp_path, capsys):
+    """Issue 13, finding 7: it read "field 'line': expected a JSON object"."""
+    path = tmp_path / "broken.jsonl"
+    path.write_text('{"akita_trace":1}\n{"t":0,"cpu":0,"event":"idle"\n')
+    err = one_line_exit_2(capsys, ["conform", FIG5, str(path)],
+                          ":2: expected a JSON object (Expecting ',' delimiter at column 30)")
+    assert "field" not in err
+
+
+def test_the_reports_help_is_not_split_mid_word(capsys):
+    """Issue 13, finding 7: '--reports' help read 'dispat ch' (click broke the long token)."""
+    assert run(["conform", "--help"]) == 0
+    words = capsys.readouterr().out.split()
+    assert "dispatch," in words and "temperature;" in words
+
+
+@pytest.mark.parametrize("content, message", [
+    (b'{"akita_trace":1}\n\xa7\xdc\xa2\x9c junk\n', ":2: expected UTF-8 text"),
+    (b"\x00\xff\xfe binary", ":1: expected UTF-8 text"),
+    (b'{"akita_trace":1}\n{"t":1' + b"0" * 5000 + b',"cpu":0,"event":"idle"}\n',
+     ":2: expected numbers of at most 20 digits"),
+    (b'{"akita_trace":1}\n' + b"[" * 100_000 + b"\n", ":2: expected JSON nested at most 32"),
+    (b'{"akita_trace":1}\n{"t":0,"cpu":0,"event":{},"vcpu":[]}\n', ":2: field 'event'"),
+    (b'{"akita_trace":1}\n{"t":0,"cpu":0,"event":"wake","vcpu":[]}\n', ":2: field 'vcpu'"),
+    (b'{"akita_trace":1}\n{"t":0,"cpu":0,"event":"release","vcpu":"memcached/0","key":"'
+     + b"1" * 5000 + b'"}\n', ":2: expected numbers of at most 20 digits"),
+    (b'{"akita_trace":1}\n{"t":99999999999999999999,"cpu":0,"event":"idle"}\n',
+     ":2: field 't': expected a time of at most"),
+    (b'{"akita_trace":1,"duration_ns":99999999999999999999}\n{"t":0,"cpu":0,"event":"idle"}\n',
+     "field 'end': expected a time of at most"),
+    (b'{"akita_trace":1}\n' + b"x" * (1 << 21), ":2: expected a line of at most"),
+    (SWITCH_TO.format(comm="qemu", pid=42).replace("[000]", "[" + "9" * 5000 + "]").encode(),
+     ":1: field 'cpu'"),
+], ids=["binary-line", "binary-file", "digits", "nesting", "event-type", "vcpu-type", "key-digits",
+        "huge-t", "huge-duration", "long-line", "ftrace-cpu-digits"])
+def test_junk_is_one_line_in_bounded_work(tmp_path, capsys, content, message):
+    """Issue 13, finding 10: tracebacks (UnicodeDecodeError, ValueError, TypeError) and hangs."""
+    path = tmp_path / "junk.trace"
+    path.write_bytes(content)
+    one_line_exit_2(capsys, ["conform", FIG5, str(path), "--map", "qemu=memcached/0"], message)

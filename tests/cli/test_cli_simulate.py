@@ -68,7 +68,7 @@ def test_table_for_people(capsys):
     "args, message",
     [
         (["--duration", "10"], "field '--duration'"),
-        (["--duration", "0s"], "field '--duration': expected a duration > 0"),
+        (["--duration", "0s"], "field '--duration': expected a duration > 0, got '0s'"),
         (["--policy", "nosuch"], "field '--policy': expected one of akita, edf"),
         (["--seed", "x"], "'x' is not a valid integer"),
     ],
@@ -108,3 +108,47 @@ def test_bad_trace_line_is_named_before_anything_is_written(capsys, tmp_path):
     status, out, err = simulate(capsys, host, "--trace", trace)
     assert status == 2 and out == "" and "line 2" in err
     assert not trace.exists()
+
+
+@pytest.mark.parametrize("option", ["--trace", "--timeline"])
+def test_an_output_path_that_cannot_be_written_is_refused_before_the_run(capsys, tmp_path,
+                                                                          option):
+    # Before issue 13 (4): a traceback, exit 1 -- for --timeline only after the whole run.
+    status, out, err = simulate(capsys, EXAMPLES / "fig5.toml", "--duration", "100ms",
+                                option, tmp_path / "absent" / "out.json")
+    assert status == 2 and out == ""
+    assert err.count("\n") == 1 and f"field '{option}'" in err and "Traceback" not in err
+    assert "expected a file that can be written" in err
+
+
+def test_the_timeline_path_is_checked_before_the_simulation_starts(capsys, tmp_path,
+                                                                    monkeypatch):
+    import sys
+
+    command = sys.modules["akita.cli.simulate"]
+    ran = []
+    monkeypatch.setattr(command, "run_simulation", lambda *a, **k: ran.append(1))
+    status, _, _ = simulate(capsys, "--timeline", tmp_path / "absent" / "x.json")
+    assert status == 2 and ran == []
+
+
+def test_vms_without_requests_show_a_dash_and_null_not_zero(capsys):
+    # fig7.toml: every VM is cpu-bound, so none completes a request.
+    status, out, _ = simulate(capsys, EXAMPLES / "fig7.toml", "--duration", "100ms", "--json")
+    assert status == 0
+    doc = json.loads(out)
+    assert all(v is None for v in doc["vms"]["lookbusy1"]["rtt_ns"].values())
+    status, out, _ = simulate(capsys, EXAMPLES / "fig7.toml", "--duration", "100ms")
+    row = next(line for line in out.splitlines() if "lookbusy1" in line)
+    assert "0.000" not in row.split("│")[4] and row.split("│")[4].strip() == "-"
+
+
+def test_the_table_and_the_help_explain_cal_hi_time_and_hi_misses(capsys):
+    status, out, _ = simulate(capsys, "--duration", "100ms")
+    assert status == 0
+    for term in ("CAL p99:", "HI time:", "HI misses:", "not a CPU share"):
+        assert term in " ".join(out.split())
+    assert run(["simulate", "--help"]) == 0
+    help_text = " ".join(capsys.readouterr().out.split())
+    for term in ("CAL p99 =", "HI time =", "HI misses =", "(not a CPU share)", "JSON null"):
+        assert term in help_text

@@ -31,9 +31,29 @@ EXPECTED = {
 
 
 @pytest.fixture(scope="module")
-def results(tmp_path_factory):
+def quick_run(tmp_path_factory):
+    """``reproduce all --quick``: its folder, its exit status, and every figure it drew,
+    by experiment (caught as :func:`akita.experiments.plotting.save` closes it)."""
+    import matplotlib.pyplot as plt
+
     out = tmp_path_factory.mktemp("reproduce")
-    return out, run(["reproduce", "all", "--quick", "--out", str(out), "--json"])
+    caught = []
+    close = plt.close
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(plt, "close", lambda fig=None: (caught.append(fig), close(fig)))
+        status = run(["reproduce", "all", "--quick", "--out", str(out), "--json"])
+    return out, status, dict(zip(EXPERIMENTS, caught))
+
+
+@pytest.fixture(scope="module")
+def results(quick_run):
+    return quick_run[:2]
+
+
+@pytest.fixture(scope="module")
+def figures(quick_run):
+    """fig4, fig5, fig7 and fig8's figures, in that order."""
+    return [quick_run[2][name] for name in ("fig4", "fig5", "fig7", "fig8")]
 
 
 def test_every_experiment_is_listed():
@@ -64,3 +84,61 @@ def test_an_unknown_experiment_is_bad_input(capsys):
     assert run(["reproduce", "fig99"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "field 'NAME'" in err and "fig4" in err
+
+
+def test_an_out_folder_that_cannot_be_written_is_refused_before_any_run(capsys, monkeypatch):
+    # Before issue 13 (4): a traceback, exit 1, after the experiment had run.
+    import sys
+
+    ran = []
+    monkeypatch.setattr(sys.modules["akita.cli.reproduce"], "run_experiments",
+                        lambda *a, **k: ran.append(1) or [])
+    assert run(["reproduce", "fig7", "--out", "/proc/nope"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and "Traceback" not in err
+    assert "field '--out'" in err and "expected a folder that can be written" in err
+    assert ran == []
+
+
+def test_help_lists_every_experiment_from_the_registry(capsys):
+    assert run(["reproduce", "--help"]) == 0
+    out = capsys.readouterr().out
+    for name, experiment in EXPERIMENTS.items():
+        line = next(line for line in out.splitlines() if line.split()[:1] == [name])
+        assert experiment.title in " ".join(out.split()) and name in line
+
+
+def test_every_plot_has_a_title(quick_run):
+    # Before issue 13 (8): Fig. 4, 5 and 8 had none.
+    assert set(quick_run[2]) == set(EXPERIMENTS)
+    for fig in quick_run[2].values():
+        suptitle = fig._suptitle.get_text() if fig._suptitle is not None else ""
+        assert suptitle or all(ax.get_title() for ax in fig.axes), fig
+
+
+def test_series_with_equal_values_are_told_apart_by_marker_and_line_style(figures):
+    # Before: Fig. 7's lookbusy1 hid under lookbusy2, Fig. 8's credit under cfs.
+    for fig in figures:
+        for ax in fig.axes:
+            lines = [line for line in ax.get_lines() if line.get_label()[:1] != "_"]
+            looks = [(line.get_marker(), line.get_linestyle()) for line in lines]
+            assert len(set(looks)) == len(looks), looks
+
+
+def test_fig4_shows_latencies_three_orders_apart_on_a_log_axis(figures):
+    # Before: the 0.025 ms bar was invisible beside 31 ms on a linear axis.
+    fig4 = figures[0]
+    right = fig4.axes[1]
+    assert right.get_yscale() == "log"
+    assert all(container.datavalues.size for container in right.containers)
+    assert any("ms" in text.get_text() for text in right.texts)  # the values on the bars
+
+
+def test_legends_cover_no_data(figures):
+    # Before: Fig. 7's legend sat on the lines; Fig. 5's on a bar.
+    fig5, fig7 = figures[1], figures[2]
+    assert fig5.axes[0].get_legend() is None and fig5.legends  # below the axes
+    legend = fig7.axes[0].get_legend()
+    fig7.canvas.draw()
+    box, axes = legend.get_window_extent(), fig7.axes[0].get_window_extent()
+    assert box.x0 >= axes.x1  # right of the axes

@@ -10,7 +10,7 @@ from rich.table import Table
 
 from akita.model import Placement, first_fit, load_host
 
-__all__ = ["admit", "placement_json", "print_placement"]
+__all__ = ["admit", "counted", "placement_json", "print_placement"]
 
 
 @click.command(short_help="First-fit admission of a host's VMs (exact EDF-VD).")
@@ -90,4 +90,10 @@ def print_placement(placement: Placement, console: Console | None = None) -> Non
             table.add_row(vm.vm.name, vm.reason)
         console.print(table)
     admitted = len(placement.vms) - len(rejected)
-    console.print(f"{admitted} of {len(placement.vms)} VMs admitted on {len(placement.pcpus)} pCPUs.")
+    console.print(f"{admitted} of {counted(len(placement.vms), 'VM')} admitted "
+                  f"on {counted(len(placement.pcpus), 'pCPU')}.")
+
+
+def counted(number: int, noun: str) -> str:
+    """*number* and *noun*, plural unless it is one: ``1 pCPU``, ``2 pCPUs``, ``0 VMs``."""
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"

@@ -11,7 +11,9 @@ from rich.console import Console
 from rich.table import Table
 
 from akita.model import ModelError, format_duration, load_host, parse_duration
-from akita.oracle import DECISIONS, FTRACE_REPORTS, RULE_TITLES, conform_stream
+from akita.oracle import (
+    CONFORMANT, DECISIONS, FTRACE_REPORTS, RULE_TITLES, VIOLATIONS, conform_stream,
+)
 from akita.oracle.ftrace import parse_seconds
 
 __all__ = ["conform"]
@@ -30,8 +32,8 @@ __all__ = ["conform"]
               help="Equal keys: accept any tied vCPU, or require HI first, then host order.")
 @click.option("--reports", "reports_text", default=None,
               help="Decision kinds the trace records, comma-separated "
-                   f"(default: all for JSON Lines: {','.join(sorted(DECISIONS))}; "
-                   f"{','.join(FTRACE_REPORTS)} for ftrace).")
+                   f"(default: all for JSON Lines: {', '.join(sorted(DECISIONS))}; "
+                   f"{', '.join(FTRACE_REPORTS)} for ftrace).")
 @click.option("--map", "mappings", multiple=True, metavar="TASK=VM/i",
               help="ftrace: the task (pid or comm) that runs a vCPU; adds to the host's "
                    "[trace_map]. Repeatable.")
@@ -52,7 +54,9 @@ def conform(host_file, trace_path, trace_format, tolerance_text, policy, ties, r
 
     TRACE is a JSON Lines trace (the format of akita simulate --trace) or
     Linux ftrace text (sched_switch, sched_wakeup); '-' reads stdin. Exit
-    status 0 if the trace conforms, 1 if it has violations, 2 on bad input.
+    status 0 if the trace conforms, 1 if it has violations, 3 if it holds
+    nothing to check (no decision), 2 on bad input (an empty or unreadable
+    trace, an ftrace with no task mapped).
     """
     host = load_host(host_file)
     tolerance = parse_duration(tolerance_text, field="--tolerance")
@@ -72,7 +76,8 @@ def conform(host_file, trace_path, trace_format, tolerance_text, policy, ties, r
     reports = None if reports_text is None else tuple(
         kind.strip() for kind in reports_text.split(",") if kind.strip())
     try:
-        stream = sys.stdin if trace_path == "-" else open(trace_path, encoding="utf-8")
+        stream = (getattr(sys.stdin, "buffer", sys.stdin) if trace_path == "-"
+                  else open(trace_path, "rb"))
     except OSError as error:
         raise ModelError("TRACE", trace_path, f"a readable trace file ({error.strerror})") from None
     size = None if trace_path == "-" else os.path.getsize(trace_path)
@@ -85,7 +90,7 @@ def conform(host_file, trace_path, trace_format, tolerance_text, policy, ties, r
         click.echo(json.dumps(report.as_json()))
     else:
         _print(report)
-    return 0 if report.verdict == "conformant" else 1
+    return {CONFORMANT: 0, VIOLATIONS: 1}.get(report.verdict, 3)
 
 
 class _progress:
@@ -103,8 +108,7 @@ class _progress:
                             console=Console(stderr=True), transient=True)
         self.bar.start()
         task = self.bar.add_task("conform", total=self.size)
-        return lambda events: self.bar.update(task, completed=self.stream.buffer.tell()
-                                              if hasattr(self.stream, "buffer") else 0)
+        return lambda events: self.bar.update(task, completed=self.stream.tell())
 
     def __exit__(self, *exc) -> None:
         if self.bar is not None:
@@ -115,17 +119,20 @@ def _print(report, console: Console | None = None) -> None:
     console = console or Console(highlight=False, width=None if sys.stdout.isatty() else 120)
     console.print(report.summary())
     if report.violations:
-        table = Table(title=f"First {len(report.violations)} of {report.total} violations")
-        for column in ("rule", "t", "pCPU", "allowed", "did", "finding"):
-            table.add_column(column, justify="right" if column in ("t", "pCPU") else "left",
-                             overflow="fold")
+        table = Table(title=f"First {len(report.violations)} of {report.total} violations, "
+                            "in the order they began")
+        for column in ("rule", "t", "pCPU", "line", "allowed", "did", "finding"):
+            table.add_column(column, overflow="fold",
+                             justify="right" if column in ("t", "pCPU", "line") else "left")
         for v in report.violations:
-            table.add_row(v.rule, format_duration(v.t), str(v.cpu), ", ".join(v.allowed), v.did,
+            table.add_row(v.rule, format_duration(v.t), str(v.cpu),
+                          "-" if v.line is None else str(v.line), ", ".join(v.allowed), v.did,
                           v.text)
         console.print(table)
         first = report.violations[0]
-        console.print(f"Trace around the first ({first.rule}: {RULE_TITLES[first.rule]}):")
-        for event in first.window:
-            console.print("  " + json.dumps(event, separators=(",", ":")), markup=False)
+        at = "" if first.line is None else f" at line {first.line}"
+        console.print(f"Trace up to the first{at} ({first.rule}: {RULE_TITLES[first.rule]}):")
+        for event in first.window:  # whole lines, never wrapped: a reader copies them
+            click.echo("  " + json.dumps(event, separators=(",", ":")))
     for item in report.unchecked():
         console.print(f"Not checked (not in the trace): {item}")

@@ -2,18 +2,31 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Console
 from rich.table import Table
 
+from akita.experiments import EXPERIMENTS
+from akita.experiments import reproduce as run_experiments
+from akita.experiments.registry import experiment_named
+
+from .outputs import writable_folder
+
 __all__ = ["reproduce"]
 
+#: The experiments, one line each, for ``--help`` (from the registry).
+_LIST = "\n".join(f"  {name:<11} {e.title}" for name, e in EXPERIMENTS.items())
 
-@click.command(short_help="Rerun the paper's and the Xen thread's experiments.")
+
+@click.command(short_help="Rerun the paper's and the Xen thread's experiments.",
+               epilog="\b\nExperiments (NAME):\n" + _LIST + "\n  all         every one of them, "
+                      "in this order")
 @click.argument("name", metavar="NAME|all")
 @click.option("--out", "out_dir", default="akita-results", show_default=True,
               type=click.Path(file_okay=False), help="Folder for the tables, plots and JSON.")
@@ -26,12 +39,14 @@ def reproduce(name: str, out_dir: str, quick: bool, as_json: bool) -> int:
     Each claim of the source is printed with the source's figure beside
     ours and a verdict. Exit status 0 when the runs completed (a claim the
     model does not reproduce is a finding, not an error), 2 on bad input.
+    The experiments are listed below.
     """
-    try:
-        from akita.experiments import reproduce as run_experiments
-    except ImportError as error:  # matplotlib is the ``plots`` extra
-        raise click.UsageError(f"akita reproduce draws its plots with matplotlib ({error}); "
-                               "install it with: pip install 'akita-sched[plots]'") from None
+    if name != "all":
+        experiment_named(name)  # an unknown name is bad input before anything is written
+    if importlib.util.find_spec("matplotlib") is None:  # matplotlib is the ``plots`` extra
+        raise click.UsageError("akita reproduce draws its plots with matplotlib, which is not "
+                               "installed; install it with: pip install 'akita-sched[plots]'")
+    writable_folder("--out", out_dir)
     out = Path(out_dir)
     console = Console(stderr=True) if sys.stderr.isatty() else None
     announce = None if console is None else (
@@ -46,7 +61,7 @@ def reproduce(name: str, out_dir: str, quick: bool, as_json: bool) -> int:
     return 0
 
 
-def _print(outcome) -> None:
+def _print(outcome: Any) -> None:
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 120)
     table = Table(title=outcome.title, caption=outcome.source)
     for column in outcome.columns:

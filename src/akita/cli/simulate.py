@@ -15,7 +15,19 @@ from akita.model import ModelError, format_duration, load_host, parse_duration
 from akita.reference.policies import POLICIES
 from akita.reference.run import simulate as run_simulation
 
-__all__ = ["simulate", "print_metrics"]
+from .outputs import writable_file
+
+__all__ = ["simulate", "print_metrics", "LEGEND"]
+
+#: What the tables' less obvious columns mean, one line each; printed under the tables.
+LEGEND = (
+    "RTT: response time of a request (completion minus arrival).",
+    "CAL p99: 99th percentile of the CPU access latency (runnable to next dispatch).",
+    ("HI misses: periods of a HI vCPU served less than min(C_pes, work held at their start); "
+     "any policy."),
+    "HI time: share of the run the pCPU spent in HI mode (not a CPU share of HI VMs).",
+    "-: nothing to measure (no request completed, or the vCPU never waited).",
+)
 
 
 @click.command(short_help="Run the reference scheduler on a host.")
@@ -34,6 +46,14 @@ def simulate(host_file, policy, duration_text, seed, trace_path, timeline_path, 
     """Simulate HOST.toml (default: the paper's Figure 5 host) and report per-VM metrics.
 
     Same file and seed give the same trace and JSON, byte for byte.
+
+    \b
+    Columns: RTT = response time of a request (completion minus arrival);
+    CAL p99 = 99th percentile of the CPU access latency (runnable to next
+    dispatch); HI misses = periods of a HI vCPU served less than
+    min(C_pes, work held at the period start), counted alike for every
+    policy; HI time = share of the run the pCPU spent in HI mode (not a
+    CPU share). '-' (JSON null): nothing to measure, e.g. no request done.
     """
     duration = parse_duration(duration_text, field="--duration")
     if duration <= 0:
@@ -45,6 +65,8 @@ def simulate(host_file, policy, duration_text, seed, trace_path, timeline_path, 
             host = load_host(path)
     else:
         host = load_host(host_file)
+    writable_file("--trace", trace_path)
+    writable_file("--timeline", timeline_path)
     with _progress(duration) as report:
         result = run_simulation(host, policy, duration=duration, seed=seed, trace_path=trace_path,
                                 timeline_path=timeline_path, progress=report)
@@ -76,15 +98,16 @@ class _progress:
             self.bar.stop()
 
 
-def _ms(ns: int) -> str:
-    return f"{ns / 1e6:.3f}"
+def _ms(ns: int | None) -> str:
+    """Nanoseconds as milliseconds for the table; ``-`` for nothing measured (``None``)."""
+    return "-" if ns is None else f"{ns / 1e6:.3f}"
 
 
 def print_metrics(doc: dict, console: Console | None = None) -> None:
     """A simulation's metrics as tables for people."""
     console = console or Console(highlight=False, width=None if sys.stdout.isatty() else 110)
     vms = Table(title=f"VMs under {doc['policy']} for {format_duration(doc['duration_ns'])} "
-                f"(seed {doc['seed']})", caption="times in ms")
+                f"(seed {doc['seed']})", caption="times in ms; see the legend below")
     for column in ("VM", "CPU share", "requests", "RTT p50", "p99", "p99.9", "max",
                    "CAL p99", "HI misses"):
         vms.add_column(column, justify="left" if column == "VM" else "right")
@@ -102,5 +125,7 @@ def print_metrics(doc: dict, console: Console | None = None) -> None:
                      f"{c['hi_time_ns'] / doc['duration_ns']:.1%}",
                      f"{c['idle_ns'] / doc['duration_ns']:.1%}", str(c["context_switches"]))
     console.print(cpus)
+    for line in LEGEND:
+        console.print(line, style="dim")
     if doc["rejected"]:
         console.print(f"Not simulated (rejected by admission): {', '.join(doc['rejected'])}")
