@@ -6,7 +6,7 @@ horizon of whole hyperperiods (:mod:`.hi_guarantee`).  A pCPU whose horizon
 exceeds ``max_ticks`` is answered ``unknown`` with that reason, never
 guessed.
 
-Limits (:mod:`.limits`): ``timeout`` bounds each pCPU's check as a whole,
+Limits (:mod:`akita.proofs.limits`): ``timeout`` bounds each pCPU's check as a whole,
 building the encoding included, and ``memory_mb`` is Z3's memory ceiling
 while it runs; a limit reached answers ``unknown`` with the limit and where.
 

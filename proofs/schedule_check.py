@@ -78,7 +78,7 @@ def check_schedule(
 
     *timeout* bounds the whole check, building the encoding included: the
     unrolling stops once it has passed, and Z3 gets only the seconds left
-    (:mod:`.limits`).  A *deadline* set earlier (e.g. when a host check
+    (:mod:`akita.proofs.limits`).  A *deadline* set earlier (e.g. when a host check
     started on this pCPU) takes the place of *timeout*.  A limit reached
     answers ``unknown`` with the limit and where it was reached.
     """

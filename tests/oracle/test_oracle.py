@@ -90,7 +90,9 @@ def test_edf_conforms_where_it_coincides_with_akita(host):
     lo = Host(host.pcpus, [VM(v.name, Criticality.LO, v.period, v.c_opt, vcpus=v.vcpus,
                               workload=v.workload) for v in host.vms],
               test=host.test, options=host.options)
-    assert check(lo, trace(lo, "edf"), ties="strict").verdict == "conformant"
+    report = check(lo, trace(lo, "edf"), ties="strict")
+    # a host whose VMs never run in the span records no decision: nothing to check
+    assert report.verdict == ("conformant" if report.decisions else "nothing to check")
 
 
 def test_edf_fails_where_virtual_deadlines_matter():
