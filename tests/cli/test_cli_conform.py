@@ -12,6 +12,7 @@ from akita.model import first_fit, load_host
 from akita.reference.mutants import mutant_named, simulate_mutant
 from akita.reference.policies import POLICIES
 from akita.reference.simulator import Simulator
+from ftrace_render import render_ftrace
 
 MIXED = "examples/mixed.toml"
 FIG5 = "examples/fig5.toml"
@@ -32,39 +33,7 @@ def write_trace(tmp_path, host_file: str, policy: str = "akita", mutant: str | N
 
 def as_ftrace(jsonl: str, origin: int = 1000 * 10**9) -> tuple[str, list[str]]:
     """Render a JSON Lines trace as the sched_switch / sched_wakeup lines a kernel would write."""
-    lines = open(jsonl).read().splitlines()
-    pids: dict[str, int] = {}
-    current: dict[int, str | None] = {}
-    blocked: dict[int, bool] = {}
-    out = ["# tracer: nop", "#"]
-
-    def task(name):
-        if name is None:
-            return "swapper", 0
-        pid = pids.setdefault(name, 4000 + len(pids))
-        return name.replace("/", "-"), pid
-
-    def stamp(t):
-        t += origin
-        return f"{t // 10**9}.{t % 10**9:09d}"
-
-    for line in lines[1:]:
-        e = json.loads(line)
-        cpu = e["cpu"]
-        if e["event"] == "block":
-            blocked[cpu] = True
-        elif e["event"] == "wake":
-            comm, pid = task(e["vcpu"])
-            out.append(f"          <idle>-0       [{cpu:03d}] dNh4.  {stamp(e['t'])}: "
-                       f"sched_wakeup: comm={comm} pid={pid} prio=120 target_cpu={cpu:03d}")
-        elif e["event"] in ("dispatch", "idle"):
-            (pc, pp), (nc, np) = task(current.get(cpu)), task(e.get("vcpu"))
-            state = "S" if blocked.pop(cpu, False) else "R"
-            out.append(f"{pc:>16}-{pp:<7} [{cpu:03d}] d..2.  {stamp(e['t'])}: sched_switch: "
-                       f"prev_comm={pc} prev_pid={pp} prev_prio=120 prev_state={state} ==> "
-                       f"next_comm={nc} next_pid={np} next_prio=120")
-            current[cpu] = e.get("vcpu")
-    maps = [f"--map={pid}={name}" for name, pid in pids.items()]
+    out, maps = render_ftrace(open(jsonl).read().splitlines(), origin)
     return "\n".join(out) + "\n", maps
 
 

@@ -35,6 +35,7 @@ from akita.model import first_fit, load_host
 from akita.oracle.oracle import PERIODS_PER_EVENT, SPAN_PERIODS
 from akita.reference.policies import POLICIES
 from akita.reference.simulator import Simulator
+from ftrace_render import render_ftrace
 from repo import EXAMPLES
 
 HOSTS = (str(EXAMPLES / "fig5.toml"), str(EXAMPLES / "mixed.toml"))
@@ -54,37 +55,8 @@ def jsonl_trace(host_file: str) -> tuple[str, ...]:
 @lru_cache(maxsize=None)
 def ftrace_trace(host_file: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The same schedule as kernel ftrace text, and the ``--map`` options that name its tasks."""
-    pids: dict[str, int] = {}
-    current: dict[int, str | None] = {}
-    blocked: dict[int, bool] = {}
-    out = ["# tracer: nop", "#"]
-
-    def task(name: str | None) -> tuple[str, int]:
-        if name is None:
-            return "swapper", 0
-        return name.replace("/", "-"), pids.setdefault(name, 4000 + len(pids))
-
-    def stamp(t: int) -> str:
-        t += 1000 * 10**9
-        return f"{t // 10**9}.{t % 10**9:09d}"
-
-    for line in jsonl_trace(host_file)[1:]:
-        e = json.loads(line)
-        cpu = e["cpu"]
-        if e["event"] == "block":
-            blocked[cpu] = True
-        elif e["event"] == "wake":
-            comm, pid = task(e["vcpu"])
-            out.append(f"          <idle>-0       [{cpu:03d}] dNh4.  {stamp(e['t'])}: "
-                       f"sched_wakeup: comm={comm} pid={pid} prio=120 target_cpu={cpu:03d}")
-        elif e["event"] in ("dispatch", "idle"):
-            (pc, pp), (nc, np) = task(current.get(cpu)), task(e.get("vcpu"))
-            state = "S" if blocked.pop(cpu, False) else "R"
-            out.append(f"{pc:>16}-{pp:<7} [{cpu:03d}] d..2.  {stamp(e['t'])}: sched_switch: "
-                       f"prev_comm={pc} prev_pid={pp} prev_prio=120 prev_state={state} ==> "
-                       f"next_comm={nc} next_pid={np} next_prio=120")
-            current[cpu] = e.get("vcpu")
-    return tuple(out), tuple(f"--map={pid}={name}" for name, pid in pids.items())
+    out, maps = render_ftrace(jsonl_trace(host_file))
+    return tuple(out), tuple(maps)
 
 
 # -- what a mutation may put in ------------------------------------------------------------

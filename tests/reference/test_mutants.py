@@ -20,7 +20,7 @@ import pytest
 from hosts import MUTANT_HOST
 from strategies import MS
 
-from akita.model import VM, Criticality, Host, ModelError, Workload, first_fit
+from akita.model import VM, Criticality, Host, ModelError, first_fit
 from akita.reference.mutants import MUTANTS, Mutant, last_fit, mutant_named, simulate_mutant
 from akita.reference.policies import POLICIES, AkitaPolicy
 from akita.reference.run import simulate
