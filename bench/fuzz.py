@@ -99,8 +99,8 @@ def _child(target: str, out: Path, argv: list[str]) -> None:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
             return  # load_host's documented HostFileError
-        placement = first_fit(loads_host(text, path="fuzz.toml", base=str(out)))
-        json.dumps(placement_json(placement))
+        parsed = loads_host(text, path="fuzz.toml", base=str(out))
+        json.dumps(placement_json(first_fit(parsed), parsed))
 
     def jsonl(data: bytes) -> None:
         header, events = read_jsonl(data.decode("utf-8", "replace").splitlines(True), "fuzz")

@@ -15,6 +15,7 @@ from .first_fit import FirstFit, PCPULoad, Placement, VMPlacement, first_fit
 from .host import Host
 from .host_file import dumps_host, host_json, load_host, loads_host, parse_fraction
 from .options import HI_MODE_DEADLINES, SchedulerOptions
+from .phases import resolve_phases, with_phases
 from .presets import PRESETS, Preset
 from .rm import rm_ll_test, rm_order, rm_rta_test
 from .scan_fit import scan_fit

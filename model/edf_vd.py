@@ -24,12 +24,13 @@ from fractions import Fraction
 from .utilization import UtilizationSums
 from .verdict import Capacity, SchedulabilityVerdict
 
-__all__ = ["edf_vd_test", "edf_vd_capacity"]
+__all__ = ["edf_vd_test", "edf_vd_capacity", "virtual_deadline_factor"]
 
 #: Where this module implements each rule (read by the traceability table,
 #: docs/traceability.rst; tests/docs/test_traceability.py checks every name).
 __rules__ = {
     "R11": ("edf_vd_test",),
+    "R2": ("virtual_deadline_factor",),
 }
 
 _ONE = Fraction(1)
@@ -54,6 +55,29 @@ def edf_vd_test(sums: UtilizationSums) -> SchedulabilityVerdict:
     return SchedulabilityVerdict(
         "edf-vd", False, sums, x, "x = U2/(1 - U1) = {x}, x*U1 + U3 = {demand} > 1"
     )
+
+
+def virtual_deadline_factor(verdict: SchedulabilityVerdict, rule: str) -> Fraction:
+    """The ``x`` a pCPU's scheduler uses for its virtual deadlines (R2), by *rule*.
+
+    * ``"baruah"``: the verdict's own ``x`` -- EDF-VD's ``1`` when
+      ``U1 + U3 <= 1`` (plain EDF suffices), else ``U2 / (1 - U1)``.
+    * ``"eq4"``: the Akita paper's Eq. (4), ``x = U2 / (1 - U1)`` whenever
+      the verdict is EDF-VD's and ``U1 < 1`` -- also when ``U1 + U3 <= 1``.
+      A schedulable pCPU stays safe: ``U2 / (1 - U1) <= 1`` there (as
+      ``U1 + U2 <= U1 + U3 <= 1``), so ``x U1 + U3 <= U1 + U3 <= 1``, the
+      condition EDF-VD's proof needs.  With no HI vCPU, ``x = 0`` and scales
+      nothing.
+
+    A verdict without ``x`` (fixed priority) or of another test (plain EDF
+    has ``x = 1``) keeps its own, ``1`` where it has none.
+    """
+    if verdict.x is None:
+        return _ONE
+    u1 = verdict.sums.lo_lo
+    if rule == "eq4" and verdict.test == "edf-vd" and u1 < 1:
+        return verdict.sums.hi_lo / (1 - u1)
+    return verdict.x
 
 
 def edf_vd_capacity(sums: UtilizationSums) -> Capacity:

@@ -61,7 +61,8 @@ _OPTIONS = attrs.fields(SchedulerOptions)
 _OPTION_KEYS = tuple(option.name for option in _OPTIONS)
 _HOST_KEYS = ("pcpus", "test") + _OPTION_KEYS
 _SHARE_KEYS = ("weight", "cap", "nice", "pin")
-_VM_KEYS = ("name", "type", "vcpus", "criticality", "period", "c_opt", "c_pes", "workload") \
+_VM_KEYS = ("name", "type", "vcpus", "criticality", "period", "c_opt", "c_pes", "phase",
+            "workload") \
     + _SHARE_KEYS
 _WORKLOAD_DURATIONS = ("demand", "min_demand", "offset", "period", "service", "window")
 _WORKLOAD_FRACTIONS = ("probability", "rate", "utilization")
@@ -186,6 +187,8 @@ def dumps_host(host: Host) -> str:
         entry["c_opt"] = format_duration(vm.c_opt)
         if vm.c_pes is not None:
             entry["c_pes"] = format_duration(vm.c_pes)
+        if vm.phase is not None:
+            entry["phase"] = format_duration(vm.phase)
         entry["vcpus"] = vm.vcpus
         entry.update(_share_table(vm.share))
         entry["workload"] = _workload_table(vm.workload)
@@ -222,6 +225,7 @@ def host_json(host: Host) -> dict[str, Any]:
                 "period": vm.period,
                 "c_opt": vm.c_opt,
                 "c_pes": vm.c_pes,
+                **({} if vm.phase is None else {"phase": vm.phase}),
                 "vcpus": vm.vcpus,
                 **_share_table(vm.share),
                 "workload": {
@@ -434,7 +438,7 @@ def _vm(entry: dict, position: int, base: str) -> VM:
         fields["criticality"] = Criticality(value)
         if fields["criticality"] is Criticality.LO:
             fields["c_pes"] = None
-    for key in ("period", "c_opt", "c_pes"):
+    for key in ("period", "c_opt", "c_pes", "phase"):
         if key in entry:
             fields[key] = parse_duration(entry[key], field=key, vm=name)
     for key in ("criticality", "period", "c_opt"):

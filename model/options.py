@@ -16,9 +16,18 @@ import attrs
 
 from .errors import ModelError
 
-__all__ = ["SchedulerOptions", "HI_MODE_DEADLINES", "DURATION", "is_duration"]
+__all__ = ["SchedulerOptions", "HI_MODE_DEADLINES", "PHASES", "QUEUE_ORDERS", "HI_MODE_ORDERS",
+           "X_RULES", "DURATION", "is_duration"]
 
 HI_MODE_DEADLINES = ("actual", "virtual")
+#: Where a VM's first period starts when it declares no ``phase`` (R2).
+PHASES = ("synchronous", "seeded")
+#: How equal keys are ordered in a run queue (R4, R6, R7).
+QUEUE_ORDERS = ("fifo", "host")
+#: What HI mode runs after the HI vCPUs with budget (R7).
+HI_MODE_ORDERS = ("hi-first", "budget-first")
+#: How ``x`` of a pCPU's virtual deadlines is computed (R2).
+X_RULES = ("eq4", "baruah")
 
 #: The field metadata key that marks an option as a duration: integer ns in
 #: the model and in JSON, a duration with a unit (``"5us"``) in a host file.
@@ -43,6 +52,25 @@ class SchedulerOptions:
     :param context_switch_cost: ns the pCPU spends, doing no vCPU's work,
         each time it switches to a different vCPU; charged to the incoming
         vCPU's budget.
+    :param phases: where the first period of a VM that declares no
+        ``phase`` starts (R2): ``"synchronous"``, at 0 for every vCPU (the
+        default: EDF's critical instant, and a host file means what it
+        meant before phases existed); or ``"seeded"``, drawn from the run's
+        seed (:mod:`~.phases`), as the timers of vCPUs created at unrelated
+        instants are.
+    :param queue_order: how equal keys are ordered: ``"fifo"``, in the
+        order the vCPUs were inserted in the run queue, a descheduled
+        runnable vCPU re-inserted behind its equals (the paper's scheduling
+        function); or ``"host"``, HI before LO, then host order, a
+        preempted vCPU keeping its place.
+    :param hi_mode_order: what HI mode runs when no HI vCPU with budget is
+        runnable (R7): ``"hi-first"``, the HI vCPUs without budget before
+        any LO vCPU ("in the high critical mode, Akita ignores
+        low-criticality vCPUs"); or ``"budget-first"``, the LO vCPUs with
+        budget before any background work.
+    :param x_rule: ``x`` of the virtual deadlines (R2): ``"eq4"``, the
+        paper's Eq. (4) ``x = U2 / (1 - U1)`` always; or ``"baruah"``,
+        ``x = 1`` when ``U1 + U3 <= 1`` (Baruah et al., ECRTS 2012).
     """
 
     initial_temperature: int = 2
@@ -50,6 +78,10 @@ class SchedulerOptions:
     wake_preempts: bool = True
     lo_in_hi_mode: bool = True
     context_switch_cost: int = attrs.field(default=0, metadata={DURATION: True})
+    phases: str = "synchronous"
+    queue_order: str = "fifo"
+    hi_mode_order: str = "hi-first"
+    x_rule: str = "eq4"
 
     def __attrs_post_init__(self) -> None:
         t = self.initial_temperature
@@ -60,6 +92,11 @@ class SchedulerOptions:
         for name in ("wake_preempts", "lo_in_hi_mode"):
             if not isinstance(getattr(self, name), bool):
                 raise ModelError(f"host.{name}", getattr(self, name), "true or false")
+        for name, allowed in (("phases", PHASES), ("queue_order", QUEUE_ORDERS),
+                              ("hi_mode_order", HI_MODE_ORDERS), ("x_rule", X_RULES)):
+            value = getattr(self, name)
+            if not isinstance(value, str) or value not in allowed:
+                raise ModelError(f"host.{name}", value, " or ".join(map(repr, allowed)))
         cost = self.context_switch_cost
         if not isinstance(cost, int) or isinstance(cost, bool) or cost < 0:
             raise ModelError("host.context_switch_cost", cost, "a duration >= 0")

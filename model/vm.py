@@ -58,6 +58,9 @@ class VM:
         only; admission ignores it).
     :param share: weight, cap, nice and pinning, for the proportional-share
         baselines only (:class:`~.share.Share`).
+    :param phase: the instant in ns its vCPUs' first period starts (R2),
+        ``0 <= phase < period``; ``None`` for the host's default
+        (:attr:`~.options.SchedulerOptions.phases`, :mod:`~.phases`).
     :raises ModelError: naming the VM and the field that breaks R1.
     """
 
@@ -70,6 +73,7 @@ class VM:
     preset: str | None = None
     workload: Workload = Workload()
     share: Share = Share()
+    phase: int | None = None
 
     def __attrs_post_init__(self) -> None:
         name = self.name
@@ -96,6 +100,11 @@ class VM:
                 f"({format_duration(self.period)})",
                 vm=name,
             )
+        phase = self.phase
+        if phase is not None and (not isinstance(phase, int) or isinstance(phase, bool)
+                                  or not 0 <= phase < self.period):
+            raise ModelError("phase", _shown(phase),
+                             f"0 <= phase < period ({format_duration(self.period)})", vm=name)
         if not _positive_int(self.vcpus):
             raise ModelError("vcpus", self.vcpus, "an integer >= 1", vm=name)
         if not isinstance(self.workload, Workload):

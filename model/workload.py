@@ -21,7 +21,9 @@ The kinds (host file ``[vm.workload]``, ``kind = ...``):
     ``rate`` requests per second (split evenly across the VM's vCPUs), each
     needing ``service`` of CPU, fixed or exponentially distributed.
 ``duty``
-    lookbusy: busy for ``utilization`` of every ``window``.
+    lookbusy: busy for ``utilization`` of every ``window``, windows starting
+    at ``offset`` (default 0), so that several lookbusy VMs need not burst
+    in lock-step.
 ``trace``
     Arrival and demand pairs read from a file.
 
@@ -75,7 +77,7 @@ class Workload:
         "periodic": ("demand", "offset", "period"),
         "sporadic": ("demand", "min_demand", "period", "probability"),
         "poisson": ("rate", "service", "distribution"),
-        "duty": ("utilization", "window"),
+        "duty": ("utilization", "window", "offset"),
         "trace": ("path",),
     }
 

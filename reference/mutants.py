@@ -42,11 +42,13 @@ _MS = 1_000_000
 
 
 class WrongTieBreak(AkitaPolicy):
-    """Breaks R4: equal keys go LO before HI, then in reverse host order."""
+    """Breaks R4: equal keys go in the reverse of the queue order (last inserted first;
+    with ``queue_order = "host"``, LO before HI, then in reverse host order)."""
 
-    @staticmethod
-    def tie_of(state: ServerState) -> Tie:
-        return (1 if state.is_hi else 0, -state.order)
+    def tie_of(self, state: ServerState) -> Tie:
+        tie = super().tie_of(state)
+        assert isinstance(tie, tuple)  # the server policies' ties are pairs
+        return (-tie[0], -tie[1])
 
 
 # -- R2 ------------------------------------------------------------------------------------
@@ -172,7 +174,8 @@ class Mutant:
 #: Every mutant, one per wrong rule (three for R5: never, late, early).
 MUTANTS: tuple[Mutant, ...] = (
     Mutant("wrong-tie-break", "R4",
-           "On equal keys it runs LO before HI, then in reverse host order.", WrongTieBreak),
+           "On equal keys it runs the vCPU inserted last first (reverse queue order).",
+           WrongTieBreak),
     Mutant("no-virtual-deadline", "R2",
            "A HI vCPU's LO-mode key is its actual deadline, not its virtual deadline s + x*T.",
            NoVirtualDeadline),

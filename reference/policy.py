@@ -17,6 +17,10 @@ nothing else, so that a new policy plugs in without touching the core:
     what pCPU ``cpu`` runs from ``t``: a vCPU and the time at which the
     policy wants to decide again if nothing else happens first (a budget
     running out, a rule's check), or ``None`` to idle.
+``on_deschedule(vcpu, t)``
+    after ``pick``: the vCPU that ran on the pCPU until ``t`` is still
+    runnable and the pCPU now runs another one (or idles); a no-op unless
+    the policy's queue order depends on it.
 ``describe(vcpu) -> (deadline, key, budget)``
     for the trace only: how the policy sees the vCPU it dispatches.
 ``place(host) -> Placement``
@@ -84,6 +88,9 @@ class Policy(ABC):
     @abstractmethod
     def on_block(self, vcpu: VCPUState[Any], t: int) -> None:
         """*vcpu* ran out of work at *t*."""
+
+    def on_deschedule(self, vcpu: VCPUState[Any], t: int) -> None:
+        """*vcpu* ran until *t*, is still runnable, and the pCPU now runs another (or none)."""
 
     @abstractmethod
     def charge(self, vcpu: VCPUState[Any], ran: int, t: int) -> None:

@@ -33,6 +33,7 @@ import heapq
 from typing import Any, Callable, Iterator, TextIO
 
 from akita.model import Host, Placement
+from akita.model.phases import resolve_phases, with_phases
 
 from .metrics import Metrics
 from .misses import MissAccount
@@ -74,6 +75,10 @@ class Simulator:
 
     :param placement: where each admitted vCPU runs (from first fit, R12);
         VMs it rejected are not simulated.
+    :param seed: the seed of the workloads and of the phases the host draws
+        (:mod:`akita.model.phases`).  :attr:`host` is *host* with every VM's
+        phase resolved (the host the trace header carries), and each vCPU's
+        ``vm`` is its VM in that host.
     :param trace: a text stream that receives the trace as JSON Lines.
     :param progress: called now and then with the simulated time reached.
     """
@@ -89,7 +94,8 @@ class Simulator:
         trace: TextIO | None = None,
         progress: Callable[[int], None] | None = None,
     ) -> None:
-        self.host = host
+        self.host = host = with_phases(host, resolve_phases(host, seed))
+        resolved = {vm.name: vm for vm in host.vms}
         self.placement = placement
         self.policy = policy
         self.duration = duration
@@ -107,8 +113,9 @@ class Simulator:
         for vm_index, answer in enumerate(placement.vms):
             if not answer.admitted:
                 continue
-            for vcpu, cpu in zip(answer.vm.all_vcpus(), answer.pcpus):
-                source = workload_arrivals(answer.vm, vcpu.index, seed, horizon=duration)
+            vm = resolved[answer.vm.name]
+            for vcpu, cpu in zip(vm.all_vcpus(), answer.pcpus):
+                source = workload_arrivals(vm, vcpu.index, seed, horizon=duration)
                 state: VCPUState[Any] = VCPUState(vcpu, vm_index, order, cpu,
                                                   endless=source is None,
                                                   stats=self.metrics.vms[answer.vm.name])
@@ -159,7 +166,7 @@ class Simulator:
         self.policy.setup(self)
         for state in self._accounts:
             self._seq += 1
-            heapq.heappush(self._events, (0, _ACCOUNT, self._seq, state, None))
+            heapq.heappush(self._events, (state.vm.phase, _ACCOUNT, self._seq, state, None))
         for cpu in range(self.host.pcpus):
             self._dirty.add(cpu)
         events, duration, synced = self._events, self.duration, self._synced
@@ -311,6 +318,8 @@ class Simulator:
             return
         self._token[cpu] += 1
         self.running[cpu] = state
+        if previous is not None and previous.runnable and previous.cpu == cpu:
+            self.policy.on_deschedule(previous, t)
         stats = self.metrics.cpus[cpu]
         if state is None:
             if not self._idle_traced[cpu]:

@@ -26,6 +26,9 @@ Mapping
   ``response_ns = t - arrival``.
 * ``wake``, ``block``, ``exhaust``, ``temperature`` and unknown events are
   not drawn.
+* ``otherData`` holds the header's ``policy``, ``seed`` and ``duration_ns``,
+  and ``phases_ns``: each VM's phase (its first period start), when the
+  header's host gives them.
 
 Times
 -----
@@ -204,7 +207,21 @@ def _write(
         _draw(line, where, t, tracks, writer, jobs)
     tracks.close_all(end)
     other = {name: header[name] for name in ("policy", "seed", "duration_ns") if name in header}
+    phases = _phases(header)
+    if phases:
+        other["phases_ns"] = phases
     out.write(f'\n], "otherData": {json.dumps(other)}}}\n')
+
+
+def _phases(header: Mapping[str, Any]) -> dict[str, int]:
+    """Each VM's phase (its first period start, ns), as the header's host gives them."""
+    host = header.get("host")
+    vms = host.get("vms") if isinstance(host, Mapping) else None
+    if not isinstance(vms, list):
+        return {}
+    return {vm["name"]: vm["phase"] for vm in vms
+            if isinstance(vm, Mapping) and isinstance(vm.get("name"), str)
+            and isinstance(vm.get("phase"), int) and not isinstance(vm.get("phase"), bool)}
 
 
 def main_timeline(trace_path: str | os.PathLike[str], out_path: str | os.PathLike[str]) -> None:

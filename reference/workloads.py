@@ -9,8 +9,11 @@ nanoseconds, in nondecreasing order of arrival.  Every demand is at least
 Generation is lazy.  Each job is computed when it is asked for, so memory is
 bounded whatever the horizon, and a simulation may stop at any time.
 
-**The kinds.**  Let ``T`` be the VM's period and ``C`` its optimistic
-budget ``c_opt``.
+**The kinds.**  Let ``T`` be the VM's period, ``C`` its optimistic
+budget ``c_opt`` and ``p`` its phase (:mod:`akita.model.phases`; 0 if not
+set).  The jobs of the kinds that come at period starts (``periodic`` and
+``sporadic``, :data:`ON_PERIOD_GRID`) are moved later by ``p``, so that they
+come at the vCPU's own period starts; the other kinds keep absolute time.
 
 ``cpu-bound``
     No jobs: the vCPU is always runnable and its demand is infinite.
@@ -39,9 +42,10 @@ budget ``c_opt``.
     default), or an exponential amount with mean ``service`` with
     ``"exponential"``, rounded to a whole nanosecond and at least 1 ns.
 ``duty``
-    lookbusy: at each window start ``k * window`` (``window`` default
-    10 ms) a job of ``floor(utilization * window)`` ns.  If that is 0 there
-    are no jobs at all.
+    lookbusy: at each window start ``k * window + offset`` (``window``
+    default 10 ms, ``offset`` default 0) a job of
+    ``floor(utilization * window)`` ns.  If that is 0 there are no jobs at
+    all.
 ``trace``
     The ``(arrival, demand)`` pairs of a file, one per line, read line by
     line as jobs are asked for.  Every vCPU of the VM replays the same
@@ -78,7 +82,7 @@ from akita.model.duration import format_duration, parse_duration
 from akita.model.errors import DurationError, ModelError
 from akita.model.vm import VM
 
-__all__ = ["arrivals", "validate_trace"]
+__all__ = ["arrivals", "validate_trace", "ON_PERIOD_GRID"]
 
 #: A job: when it arrives and how much CPU it needs, both in ns.
 Job = tuple[int, int]
@@ -124,7 +128,18 @@ def arrivals(vm: VM, index: int, seed: int, horizon: int | None = None) -> Itera
             "workload.kind", kind, f"a kind with a generator ({', '.join(_GENERATORS)})", vm=vm.name
         )
     jobs = generate(vm, _rng(seed, vm.name, index))
+    if vm.phase and kind in ON_PERIOD_GRID:
+        jobs = _shifted(jobs, vm.phase)
     return jobs if horizon is None else itertools.takewhile(lambda job: job[0] < horizon, jobs)
+
+
+#: The kinds whose jobs come at the VM's period starts: their grid starts at the VM's phase.
+ON_PERIOD_GRID = ("periodic", "sporadic")
+
+
+def _shifted(jobs: Iterator[Job], phase: int) -> Iterator[Job]:
+    """*jobs* moved later by *phase* ns."""
+    return ((arrival + phase, demand) for arrival, demand in jobs)
 
 
 def validate_trace(path: str, vm: str | None = None) -> int:
@@ -247,11 +262,12 @@ def _duty(vm: VM, _random: random.Random) -> Iterator[Job]:
     """A job of ``floor(utilization * window)`` at each window start, if that is > 0."""
     workload = vm.workload
     window = workload.window_or_default
+    offset = workload.offset if workload.offset is not None else 0
     busy = math.floor(_required(workload.utilization, "utilization", vm) * window)
     if busy == 0:
         return
     for k in itertools.count():
-        yield k * window, busy
+        yield k * window + offset, busy
 
 
 def _replay(vm: VM, _random: random.Random) -> Iterator[Job]:

@@ -17,3 +17,10 @@ MUTANT_HOST = Host(2, [
     VM("lo1", Criticality.LO, 10 * MS, 2 * MS),
     VM("lo2", Criticality.LO, 10 * MS, 2 * MS),
 ])
+
+#: Fig. 7's pCPU with every VM cpu-bound and in phase: a HI VM owed ``C_pes/T`` = 50%
+#: (Type6) beside three LO VMs (Type2) that would each take 25%; 125% of demand.
+CPU_BOUND_FIG7 = Host(1, [
+    VM("hi", Criticality.HI, 100 * MS, 10 * MS, 50 * MS),
+    *(VM(f"lookbusy{i}", Criticality.LO, 100 * MS, 25 * MS) for i in (1, 2, 3)),
+])

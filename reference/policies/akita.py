@@ -8,8 +8,10 @@ is a periodic server (:mod:`.server`); a LO vCPU's budget is ``C_opt``, a HI
 vCPU's ``C_pes``, in either mode.
 
 * **R13** Every pCPU starts in LO mode.
-* **R2** At a HI vCPU's period start ``s`` its virtual deadline is
-  ``s + x T``, with ``x`` from the EDF-VD verdict of its pCPU (exact).
+* **R2** Periods start at the VM's phase, then every ``T``.  At a HI
+  vCPU's period start ``s`` its virtual deadline is ``s + x T``, with ``x``
+  from the EDF-VD verdict of its pCPU by ``x_rule`` (Eq. (4) by default;
+  exact).
 * **R4** LO mode: the active runnable vCPU with the earliest key runs --
   the virtual deadline of a HI vCPU, the deadline of a LO one -- with its
   remaining budget as the slice.
@@ -21,10 +23,12 @@ vCPU's ``C_pes``, in either mode.
   woke) triggers the switch when it is picked.
 * **R6** HI mode: the active runnable HI vCPU with the earliest *actual*
   deadline runs (``hi_mode_deadline = "virtual"`` keeps the virtual ones).
-* **R7** Work conservation: with no eligible active vCPU, HI mode runs the
-  active runnable LO vCPUs by deadline (if ``lo_in_hi_mode``), then either
-  mode runs an inactive runnable vCPU by deadline (LO ones in HI mode only
-  if ``lo_in_hi_mode``).  Background time is not charged to budgets.
+* **R7** Work conservation: with no eligible active vCPU, LO mode runs an
+  inactive runnable vCPU by deadline; HI mode runs the inactive runnable HI
+  vCPUs, then (if ``lo_in_hi_mode``) the active runnable LO vCPUs, then the
+  inactive runnable LO ones, each by deadline (``hi_mode_order =
+  "budget-first"``: the active LO vCPUs before any inactive vCPU).
+  Background time is not charged to budgets.
 * **R8** At a HI vCPU's period start, a positive temperature drops by one
   if the vCPU did not ask for its pessimistic budget in the period just
   ended.

@@ -9,7 +9,8 @@ LO vCPUs in HI mode).  It is the modal server policy
 deadlines:
 
 * **LO mode** (R2, R4): a HI vCPU released at ``s`` has the virtual
-  deadline ``s + x T``, ``x`` from its pCPU's EDF-VD verdict (exact); a LO
+  deadline ``s + x T``, ``x`` from its pCPU's EDF-VD verdict by the host's
+  ``x_rule`` (the paper's Eq. (4) by default; exact); a LO
   vCPU's key is its deadline.
 * **LO -> HI** (R5): a HI vCPU consumed ``C_opt`` and is still runnable.
   LO work is **dropped** at the switch: the LO vCPUs' remaining budgets go
@@ -33,6 +34,8 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING, ClassVar
 
+from akita.model.edf_vd import virtual_deadline_factor
+
 from ..runqueue import Key
 from .modal import ModalServerPolicy
 from .server import ServerState, exact
@@ -55,13 +58,14 @@ class EDFVDPolicy(ModalServerPolicy):
     name = "edf-vd"
     admission_test: ClassVar[str | None] = "edf-vd"
 
-    #: ``x`` of each pCPU, from its EDF-VD verdict (1 where the verdict has none).
+    #: ``x`` of each pCPU, from its EDF-VD verdict by the host's ``x_rule``
+    #: (:func:`~akita.model.edf_vd.virtual_deadline_factor`; 1 where the verdict has none).
     x: list[Fraction]
 
     def setup_cpus(self, sim: Simulator) -> None:
         super().setup_cpus(sim)
-        self.x = [load.verdict.x if load.verdict.x is not None else Fraction(1)
-                  for load in sim.placement.pcpus]
+        rule = sim.host.options.x_rule
+        self.x = [virtual_deadline_factor(load.verdict, rule) for load in sim.placement.pcpus]
 
     def key_of(self, state: ServerState, release: int) -> Key:
         """LO-mode key: the virtual deadline of a HI vCPU, the deadline of a LO one."""

@@ -53,7 +53,6 @@ class FixedPriorityPolicy(ServerPolicy):
         """The vCPU's priority rank on its pCPU (0 highest), whatever the period."""
         return self.rank[state.name]
 
-    @staticmethod
-    def tie_of(state: ServerState) -> int:
+    def tie_of(self, state: ServerState) -> int:
         """Ranks are distinct; host order only for form."""
         return state.order

@@ -16,11 +16,15 @@ pCPU is in LO mode at first (R13) and its run queues order the vCPUs two ways:
   picked having passed it (it blocked exactly there and woke).
 * **HI mode** (R6): the active runnable HI vCPU with the lowest HI-mode key
   (:meth:`~ModalServerPolicy.hi_key`) runs.
-* **Background** (R7, work conservation): with no eligible active vCPU, HI
-  mode runs the active runnable LO vCPUs (if
-  :attr:`~ModalServerPolicy.lo_in_hi_mode`), then either mode runs an
-  inactive runnable vCPU (LO ones in HI mode only if ``lo_in_hi_mode``), in
-  :meth:`~ModalServerPolicy.background_key` order, uncharged.
+* **Background** (R7, work conservation): with no eligible active vCPU, LO
+  mode runs an inactive runnable vCPU in
+  :meth:`~ModalServerPolicy.background_key` order, uncharged.  HI mode, with
+  ``hi_mode_order = "hi-first"`` (the default), runs the inactive runnable HI
+  vCPUs, then -- only if :attr:`~ModalServerPolicy.lo_in_hi_mode` -- the
+  active runnable LO vCPUs (charged), then the inactive runnable LO ones:
+  "in the high critical mode, Akita ignores low-criticality vCPUs" while a
+  HI vCPU is runnable.  With ``"budget-first"`` it runs the active runnable
+  LO vCPUs first, then all inactive runnable vCPUs in background-key order.
 
 What the switch does and how a pCPU leaves HI mode are the policy's.  The
 defaults are the classic rule of AMC (Baruah, Burns and Davis, RTSS 2011) and
@@ -90,8 +94,12 @@ class ModalServerPolicy(ServerPolicy):
 
     cpus: list[ModeCPU]
 
+    #: Whether HI mode runs the HI vCPUs without budget before any LO vCPU (R7).
+    hi_first: bool = True
+
     def setup_cpus(self, sim: Simulator) -> None:
         self.cpus = [ModeCPU(partial(self.new_queue, c)) for c in range(sim.host.pcpus)]
+        self.hi_first = sim.host.options.hi_mode_order == "hi-first"
 
     # -- server parameters and queues ---------------------------------------------------
 
@@ -109,6 +117,11 @@ class ModalServerPolicy(ServerPolicy):
         """The key of a vCPU run as background work (R7): its deadline by default."""
         return state.sched.deadline
 
+    def lo_key_in_hi_mode(self, state: ServerState) -> Key:
+        """The key of a LO vCPU with budget in HI mode (R7): none with ``"hi-first"`` -- HI
+        mode ignores LO vCPUs' deadlines, so they run in queue order -- else its deadline."""
+        return 0 if self.hi_first else self.background_key(state)
+
     def enqueue(self, state: ServerState) -> None:
         server = state.sched
         cpu = self.cpus[state.cpu]
@@ -118,7 +131,7 @@ class ModalServerPolicy(ServerPolicy):
             if state.is_hi:
                 cpu.hi_mode.push(self.hi_key(state), tie, server.stamp, state)
             else:
-                cpu.lo_active.push(self.background_key(state), tie, server.stamp, state)
+                cpu.lo_active.push(self.lo_key_in_hi_mode(state), tie, server.stamp, state)
         else:
             queue = cpu.inactive_hi if state.is_hi else cpu.inactive_lo
             queue.push(self.background_key(state), tie, server.stamp, state)
@@ -162,6 +175,7 @@ class ModalServerPolicy(ServerPolicy):
                 continue
             server.budget = 0
             server.stamp += 1
+            server.inserted = t
             if sim.tracing:
                 sim.emit(t, c, "exhaust", vcpu=state.name)
             if state.runnable:
@@ -195,6 +209,10 @@ class ModalServerPolicy(ServerPolicy):
         state = cpu.hi_mode.peek()
         if state is not None:
             return state, self.slice_end(state, t)
+        if self.hi_first:
+            state = cpu.inactive_hi.peek()
+            if state is not None:
+                return state, None
         if self.lo_in_hi_mode:
             state = cpu.lo_active.peek()
             if state is not None:
@@ -213,7 +231,7 @@ class ModalServerPolicy(ServerPolicy):
 
     def background(self, cpu: ModeCPU) -> ServerState | None:
         """R7: the inactive runnable vCPU to run uncharged, first in background-key
-        order (HI before LO on a tie); LO ones in HI mode only if :attr:`lo_in_hi_mode`."""
+        order (ties in queue order); LO ones in HI mode only if :attr:`lo_in_hi_mode`."""
         hi = cpu.inactive_hi.peek_entry()
         lo = cpu.inactive_lo.peek_entry() if (self.lo_in_hi_mode or not cpu.hi) else None
         if hi is None or (lo is not None and lo[:2] < hi[:2]):

@@ -7,7 +7,9 @@ Source: Xen ``xen/common/sched/rt.c`` (``rt_schedule``, ``runq_pick``,
 
 *Servers.*  Each vCPU is a deferrable server of period ``T`` (the VM's period)
 and budget ``C_opt`` for a LO VM, ``C_pes`` for a HI VM.  At each period
-boundary ``k*T`` its budget is refilled and its deadline set to the next
+boundary ``p + k*T`` (``p`` the VM's phase, :mod:`akita.model.phases`: Xen
+starts a vCPU's first period when it is inserted, ``rt_unit_insert``; before
+``p`` the vCPU is depleted and does not run) its budget is refilled and its deadline set to the next
 boundary (``rt_update_deadline``); unused budget is lost.  A running vCPU
 burns its budget (``burn_budget``); a vCPU that blocks keeps what is left
 until the next boundary.  At 0, a vCPU without *extratime* is depleted until
@@ -94,9 +96,12 @@ class RTDSPolicy(Policy):
             unit = _Unit(vm.c_max, vm.period,
                          frozenset(vm.share.pin) if vm.share.pin else None)
             state.sched = unit
-            if state.runnable:
+            phase = vm.phase or 0
+            if phase > 0:  # not created yet: depleted until its first boundary, the phase
+                unit.deadline, unit.budget, unit.depleted = phase, 0, True
+            elif state.runnable:
                 self.runq.append(state)
-            sim.set_timer(0, state.cpu, (state, 0))
+            sim.set_timer(phase, state.cpu, (state, 0))
 
     # -- helpers -------------------------------------------------------------------------
 

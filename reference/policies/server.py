@@ -1,15 +1,29 @@
 """Periodic servers (rule R2, R3): the common part of the EDF-family policies.
 
 Each vCPU is a periodic server with its own timer.  At each period start
-``s`` (the first at time 0, then every ``T``) its budget is set to
+``s`` (the first at its VM's phase ``p``, :mod:`akita.model.phases`, then
+every ``T``) its budget is set to
 :meth:`ServerPolicy.budget_of` (``C_opt`` for a LO vCPU; the policy decides
 for a HI one), its deadline to ``s + T`` and its ordering key by the policy.
 A running vCPU's budget drops by the time it runs (R3); at 0 the vCPU is
-*inactive* until its next period start.
+*inactive* until its next period start.  Before ``p`` a vCPU is inactive,
+with ``p`` as its deadline (its first period start).
+
+Queue order (``queue_order``): with ``"fifo"`` (the default) equal keys
+come in the order the vCPUs were inserted in the run queue -- the paper's
+scheduling function "inserts the currently running vCPU into the run-queue",
+"sorted based on their deadlines" -- so each vCPU carries its *insertion
+instant*: it is inserted when its period starts, when it wakes, when its
+budget runs out, and when it is descheduled while still runnable
+(:meth:`ServerPolicy.on_deschedule`); vCPUs inserted in the same instant go
+in host order.  A vCPU that wakes with a key equal to the running one's does
+not preempt it, and vCPUs with equal keys take turns.  With ``"host"``
+equal keys go HI before LO, then in host order, and a preempted vCPU keeps
+its place (the order before the paper's was read this way).
 
 Work conservation (R7): when no active vCPU is runnable, the pCPU runs an
-inactive runnable one -- the one with the earliest deadline, HI before LO on
-a tie, then host order -- as background, without charging its budget.
+inactive runnable one -- the one with the earliest deadline, ties in queue
+order -- as background, without charging its budget.
 
 A vCPU that wakes at its own period start (a job released with the period)
 is queued once, by the period start that follows the arrival in the same
@@ -39,6 +53,7 @@ __all__ = ["Server", "ServerPolicy", "ServerState", "ServerQueue", "exact", "key
 __rules__ = {
     "R2": ("ServerPolicy.on_timer",),
     "R3": ("ServerPolicy.charge",),
+    "R4": ("ServerPolicy.tie_of", "ServerPolicy.on_deschedule"),
     "R10": ("ServerPolicy.on_wake", "ServerPolicy.on_block", "ServerPolicy.charge"),
 }
 
@@ -59,13 +74,15 @@ class Server:
     """A vCPU's server state."""
 
     __slots__ = (
-        "budget", "deadline", "key", "consumed", "stamp", "asked", "temperature",
+        "budget", "deadline", "key", "consumed", "stamp", "asked", "temperature", "inserted",
     )
 
-    def __init__(self) -> None:
+    def __init__(self, phase: int = 0) -> None:
         self.budget = 0
-        self.deadline = 0
-        self.key: Key = 0
+        self.deadline = phase  # before its first period: inactive until the phase
+        self.key: Key = phase
+        #: the instant it was last inserted in its run queue ("fifo" ties)
+        self.inserted = 0
         self.consumed = 0
         self.stamp = 0
         self.asked = False
@@ -78,6 +95,11 @@ ServerState: TypeAlias = "VCPUState[Server]"
 ServerQueue: TypeAlias = "RunQueue[VCPUState[Server]]"
 
 
+def phase_of(state: ServerState) -> int:
+    """The instant the first period of *state* starts (its VM's phase; 0 if unresolved)."""
+    return state.vm.phase or 0
+
+
 def _live(state: ServerState, stamp: int) -> bool:
     return state.sched.stamp == stamp and state.runnable
 
@@ -88,12 +110,17 @@ class ServerPolicy(Policy):
     def setup(self, sim: Simulator) -> None:
         super().setup(sim)
         self.resched = sim.resched
-        self.wake_preempts = sim.host.options.wake_preempts
+        options = sim.host.options
+        self.wake_preempts = options.wake_preempts
+        self.fifo = options.queue_order == "fifo"
         for state in sim.vcpus:
-            state.sched = Server()
+            state.sched = Server(phase_of(state))
         self.setup_cpus(sim)
         for state in sim.vcpus:
-            sim.set_timer(0, state.cpu, state)
+            phase = phase_of(state)
+            sim.set_timer(phase, state.cpu, state)
+            if phase > 0 and state.runnable:
+                self.enqueue(state)  # runnable before its first period: background work (R7)
 
     @abstractmethod
     def setup_cpus(self, sim: Simulator) -> None:
@@ -103,9 +130,11 @@ class ServerPolicy(Policy):
         """An empty run queue for pCPU *cpu*."""
         return RunQueue(_live, size_hint=len(self.sim.on_cpu[cpu]))
 
-    @staticmethod
-    def tie_of(state: ServerState) -> Tie:
-        """Equal keys: HI before LO, then host order."""
+    def tie_of(self, state: ServerState) -> Tie:
+        """What orders equal keys: the insertion instant, then host order (``"fifo"``);
+        or HI before LO, then host order (``"host"``)."""
+        if self.fifo:
+            return (state.sched.inserted, state.order)
         return (0 if state.is_hi else 1, state.order)
 
     # -- policy-specific -------------------------------------------------------------
@@ -138,6 +167,7 @@ class ServerPolicy(Policy):
         server.key = self.key_of(state, t)
         server.consumed = 0
         server.stamp += 1
+        server.inserted = t
         if self.sim.tracing:
             self.sim.emit(t, state.cpu, "release", vcpu=state.name, deadline=server.deadline,
                           key=key_text(server.key), budget=server.budget)
@@ -152,9 +182,19 @@ class ServerPolicy(Policy):
         server.stamp += 1
         if server.deadline == t:
             return  # its period starts at this instant too (after arrivals): that queues it
+        server.inserted = t
         self.enqueue(state)
         if self.wake_preempts or self.sim.running[state.cpu] is None:
             self.resched(state.cpu)
+
+    def on_deschedule(self, state: ServerState, t: int) -> None:
+        """A runnable vCPU that ran until *t* was not picked again: with ``"fifo"`` ties it is
+        inserted again, behind the vCPUs of equal key already queued (R4)."""
+        if self.fifo:
+            server = state.sched
+            server.stamp += 1
+            server.inserted = t
+            self.enqueue(state)
 
     def on_block(self, state: ServerState, t: int) -> None:
         state.sched.stamp += 1
@@ -170,6 +210,7 @@ class ServerPolicy(Policy):
         server.budget -= spent
         if server.budget == 0:
             server.stamp += 1
+            server.inserted = t
             if self.sim.tracing:
                 self.sim.emit(t, state.cpu, "exhaust", vcpu=state.name)
             if state.runnable:

@@ -17,6 +17,9 @@ to something readable.  Needs ``hypothesis`` (the ``test`` extra)::
 ``hosts``, ``vms``, ``vm_lists``, ``vcpu_sets``: admission inputs.
 ``sim_hosts``: hosts with workloads, for short simulations.
 ``stressed_hosts``: one pCPU where EDF-VD's virtual deadlines matter.
+``timing_options``: scheduler options with phases, queue order, HI-mode
+order and ``x`` rule drawn.  ``sim_hosts`` and ``stressed_hosts`` draw them,
+and a declared phase for some VMs.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from hypothesis import strategies as st
 from akita.model import VM, Criticality, Host
 
 __all__ = ["hosts", "vms", "vm_lists", "vcpu_sets", "workloads", "guaranteed_workloads",
-           "sim_hosts", "stressed_hosts", "PERIODS_MS", "SIM_PERIODS_MS", "MS"]
+           "sim_hosts", "stressed_hosts", "timing_options", "PERIODS_MS", "SIM_PERIODS_MS", "MS"]
 
 PERIODS_MS = (2, 3, 4, 5, 6, 10, 12, 20, 25, 50, 100)
 MS = 1_000_000
@@ -90,8 +93,9 @@ def workloads(draw, vm_period: int, c_opt: int, c_pes: int | None):
         return Workload("sporadic", demand=draw(st.integers(1, top // 100_000)) * 100_000,
                         probability=Fraction(draw(st.integers(1, 4)), 4))
     if kind == "duty":
+        window = draw(st.sampled_from([MS, 2 * MS, 5 * MS]))
         return Workload("duty", utilization=Fraction(draw(st.integers(0, 8)), 8),
-                        window=draw(st.sampled_from([MS, 2 * MS, 5 * MS])))
+                        window=window, offset=draw(st.sampled_from([None, 0, window // 2])))
     if kind == "poisson":
         return Workload("poisson", rate=Fraction(draw(st.sampled_from([200, 1000, 5000]))),
                         service=draw(st.sampled_from([10_000, 50_000, 200_000])),
@@ -112,6 +116,30 @@ def guaranteed_workloads(draw, vm_period: int, c_opt: int, c_pes: int | None):
 
 
 @st.composite
+def timing_options(draw, **fixed):
+    """Scheduler options with every timing choice drawn: phases, queue order, HI-mode
+    order, x rule (and the keyword arguments given, as they are)."""
+    from akita.model import SchedulerOptions
+    from akita.model.options import HI_MODE_ORDERS, PHASES, QUEUE_ORDERS, X_RULES
+
+    drawn = {
+        "phases": draw(st.sampled_from(PHASES)),
+        "queue_order": draw(st.sampled_from(QUEUE_ORDERS)),
+        "hi_mode_order": draw(st.sampled_from(HI_MODE_ORDERS)),
+        "x_rule": draw(st.sampled_from(X_RULES)),
+    }
+    drawn.update(fixed)
+    return SchedulerOptions(**drawn)
+
+
+def phase_in(draw, period: int) -> int | None:
+    """No declared phase (the host's default) or one on the 0.1 ms grid in ``[0, period)``."""
+    if draw(st.booleans()):
+        return None
+    return draw(st.integers(0, period // 100_000 - 1)) * 100_000
+
+
+@st.composite
 def sim_hosts(draw, max_pcpus: int = 2, max_vms: int = 5, guaranteed: bool = False,
               options=None):
     """Hosts for short simulations: periods of a few ms, budgets in 0.1 ms steps."""
@@ -129,14 +157,14 @@ def sim_hosts(draw, max_pcpus: int = 2, max_vms: int = 5, guaranteed: bool = Fal
         vms_.append(VM(
             name=f"vm{i}", criticality=Criticality.HI if hi else Criticality.LO, period=period,
             c_opt=c_opt, c_pes=c_pes, vcpus=draw(st.integers(1, 2)),
-            workload=draw(make(period, c_opt, c_pes)),
+            workload=draw(make(period, c_opt, c_pes)), phase=phase_in(draw, period),
         ))
     if options is None:
-        options = SchedulerOptions(
+        options = draw(timing_options(
             initial_temperature=draw(st.integers(1, 3)),
             wake_preempts=draw(st.booleans()),
             lo_in_hi_mode=draw(st.booleans()),
-        )
+        ))
     return Host(pcpus=draw(st.integers(1, max_pcpus)), vms=vms_, options=options,
                 test=draw(st.sampled_from(["edf-vd", "edf"])) if not guaranteed else "edf-vd")
 
@@ -154,7 +182,8 @@ def stressed_hosts(draw, options=None):
         c_opt = draw(st.integers(max(1, steps // 4), max(1, steps * 3 // 4))) * 100_000
         load = draw(st.sampled_from(["periodic", "cpu-bound"]))
         workload = Workload("periodic", demand=c_opt) if load == "periodic" else Workload()
-        vms_.append(VM(f"lo{i}", Criticality.LO, period, c_opt, workload=workload))
+        vms_.append(VM(f"lo{i}", Criticality.LO, period, c_opt, workload=workload,
+                       phase=phase_in(draw, period)))
     for i in range(draw(st.integers(1, 2))):
         period = draw(st.sampled_from(SIM_PERIODS_MS[:6])) * MS
         steps = period // 100_000
@@ -168,8 +197,9 @@ def stressed_hosts(draw, options=None):
                 "sporadic", demand=c_pes, min_demand=low,
                 probability=Fraction(draw(st.integers(1, 4)), 4),
             )
-        vms_.append(VM(f"hi{i}", Criticality.HI, period, c_opt, c_pes, workload=workload))
+        vms_.append(VM(f"hi{i}", Criticality.HI, period, c_opt, c_pes, workload=workload,
+                       phase=phase_in(draw, period)))
     order = draw(st.permutations(vms_))
     if options is None:
-        options = SchedulerOptions(initial_temperature=draw(st.integers(1, 3)))
+        options = draw(timing_options(initial_temperature=draw(st.integers(1, 3))))
     return Host(pcpus=1, vms=order, options=options)

@@ -23,8 +23,10 @@ def test_fig5_json_has_the_documented_shape(capsys):
     assert json.loads(out) == {
         "admitted": True,
         "test": "edf-vd",
+        "phases": "seeded",
+        "x_rule": "eq4",
         "vms": [
-            {"name": name, "admitted": True, "placement": [0], "reason": None}
+            {"name": name, "admitted": True, "placement": [0], "reason": None, "phase_ns": None}
             for name in ("memcached", "lookbusy1", "lookbusy2", "lookbusy3")
         ],
         "pcpus": [
@@ -35,10 +37,25 @@ def test_fig5_json_has_the_documented_shape(capsys):
                 "u_hi_lo": "1/20",
                 "u_hi_hi": "1/4",
                 "x": "1",
+                "x_used": "1/5",
                 "schedulable": True,
             }
         ],
     }
+
+
+def test_declared_phases_and_the_x_rule_are_shown(capsys, tmp_path):
+    path = tmp_path / "host.toml"
+    path.write_text((EXAMPLES / "fig5.toml").read_text().replace('phases = "seeded"', 'x_rule = "baruah"')
+                    .replace('type = "Type1"', 'type = "Type1"\nphase = "2ms"'))
+    status, out, _ = admit(capsys, path, "--json")
+    doc = json.loads(out)
+    assert doc["phases"] == "synchronous" and doc["x_rule"] == "baruah"
+    assert [vm["phase_ns"] for vm in doc["vms"]] == [2_000_000, None, None, None]
+    assert doc["pcpus"][0]["x_used"] == "1"
+    status, out, _ = admit(capsys, path)
+    assert "Periods start: memcached at 2ms; the others at 0 (synchronous)." in out
+    assert "x_rule 'baruah'" in " ".join(out.split())
 
 
 def test_fig7_x_is_two_fifths(capsys):

@@ -5,7 +5,9 @@ import json
 import pytest
 
 from akita.cli import run
-from repo import EXAMPLES
+from repo import EXAMPLES, ROOT
+
+CPU_BOUND = ROOT / "tests" / "reference" / "golden" / "fig7.toml"
 
 
 
@@ -133,12 +135,12 @@ def test_the_timeline_path_is_checked_before_the_simulation_starts(capsys, tmp_p
 
 
 def test_vms_without_requests_show_a_dash_and_null_not_zero(capsys):
-    # fig7.toml: every VM is cpu-bound, so none completes a request.
-    status, out, _ = simulate(capsys, EXAMPLES / "fig7.toml", "--duration", "100ms", "--json")
+    # Fig. 7's pCPU with every VM cpu-bound: none completes a request.
+    status, out, _ = simulate(capsys, CPU_BOUND, "--duration", "100ms", "--json")
     assert status == 0
     doc = json.loads(out)
     assert all(v is None for v in doc["vms"]["lookbusy1"]["rtt_ns"].values())
-    status, out, _ = simulate(capsys, EXAMPLES / "fig7.toml", "--duration", "100ms")
+    status, out, _ = simulate(capsys, CPU_BOUND, "--duration", "100ms")
     row = next(line for line in out.splitlines() if "lookbusy1" in line)
     assert "0.000" not in row.split("│")[4] and row.split("│")[4].strip() == "-"
 

@@ -257,7 +257,8 @@ def check_global_edf(host, events):
                 running[e["cpu"]] = name
             elif kind == "idle":
                 running[e["cpu"]] = None
-        eligible = sorted(runnable - exhausted, key=lambda v: (deadline[v], order[v]))
+        released = (runnable - exhausted) & deadline.keys()  # none before its phase
+        eligible = sorted(released, key=lambda v: (deadline[v], order[v]))
         busy = [v for v in running if v is not None]
         assert len(busy) == len(set(busy)), (t, running)
         assert set(busy) == set(eligible[:host.pcpus]), (t, running, eligible)
@@ -287,7 +288,8 @@ def test_rtds_global_edf_meets_deadlines_on_two_pcpus():
 @given(sim_hosts(max_pcpus=3, max_vms=5, options=SchedulerOptions()))
 def test_rtds_is_global_edf_at_every_instant(host):
     _, events = traced(host, RTDSPolicy(extratime=False), 60 * MS)
-    check_global_edf(host, events)
+    # the run's last instant is cut: the final charge is traced, no decision follows it
+    check_global_edf(host, [e for e in events if e["t"] < 60 * MS])
 
 
 @settings(max_examples=40)

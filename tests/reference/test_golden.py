@@ -1,9 +1,13 @@
 """Golden traces of small hosts, checked by hand once and kept.
 
 ``modes``: tests/golden/modes.toml states the expected story (LO->HI at 10ms,
-HI->LO at 300ms after two quiet periods, LO->HI again at 410ms); ``fig7``:
-the paper's Fig. 7 host, cpu-bound, where the HI vCPU runs first on its
-virtual deadline 40ms (x = 2/5), switches at 10ms and keeps HI mode.  Any
+HI->LO at 300ms after two quiet periods, LO->HI again at 410ms; HI virtual
+deadlines at 1/5 of the period, Eq. (4)); ``fig7``: the paper's Fig. 7 host
+with every VM cpu-bound and in phase (tests/golden/fig7.toml), where the HI
+vCPU runs first on its virtual deadline 40ms (x = 2/5), switches at 10ms,
+keeps HI mode and, always runnable, keeps the pCPU after its budget: in HI
+mode a HI vCPU without budget comes before every LO vCPU
+(``hi_mode_order = "hi-first"``).  Any
 change to the simulator that changes these traces must be checked by hand
 again; regenerate with ``AKITA_REGEN_GOLDEN=1 pytest tests/reference/test_golden.py``.
 """
@@ -24,7 +28,7 @@ from repo import ROOT
 GOLDEN = Path(__file__).parent / "golden"
 CASES = {
     "modes": (GOLDEN / "modes.toml", 500_000_000),
-    "fig7": (ROOT / "examples" / "fig7.toml", 300_000_000),
+    "fig7": (GOLDEN / "fig7.toml", 300_000_000),
 }
 
 

@@ -5,18 +5,19 @@ import json
 import pytest
 
 from akita.cli import run
-from akita.model import VM, Criticality, Host, Workload, load_host
+from hosts import CPU_BOUND_FIG7
+
+from akita.model import VM, Criticality, Host, Workload, dumps_host
 from akita.reference.misses import MissAccount
 from akita.reference.policies import POLICIES
 from akita.reference.run import simulate
-from repo import EXAMPLES
 
 MS = 1_000_000
 
 
 def fig7_misses(policy: str) -> int:
-    """fig7.toml: a cpu-bound HI VM owed C_pes/T = 50% beside three cpu-bound LO VMs."""
-    doc = simulate(load_host(EXAMPLES / "fig7.toml"), policy, duration=1000 * MS).as_json()
+    """A cpu-bound HI VM owed C_pes/T = 50% beside three cpu-bound LO VMs."""
+    doc = simulate(CPU_BOUND_FIG7, policy, duration=1000 * MS).as_json()
     return doc["vms"]["hi"]["hi_misses"]
 
 
@@ -33,9 +34,11 @@ def test_the_same_host_under_the_real_time_policies_misses_nothing(policy):
     assert fig7_misses(policy) == 0
 
 
-def test_misses_are_reported_through_the_cli_for_every_policy(capsys):
+def test_misses_are_reported_through_the_cli_for_every_policy(capsys, tmp_path):
+    path = tmp_path / "fig7-cpu-bound.toml"
+    path.write_text(dumps_host(CPU_BOUND_FIG7))
     for policy in POLICIES:
-        assert run(["simulate", str(EXAMPLES / "fig7.toml"), "--policy", policy,
+        assert run(["simulate", str(path), "--policy", policy,
                     "--duration", "300ms", "--json"]) == 0
         doc = json.loads(capsys.readouterr().out)
         assert isinstance(doc["vms"]["hi"]["hi_misses"], int)

@@ -5,12 +5,13 @@ import json
 from importlib.resources import files
 
 import jsonschema
+import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import MS, sim_hosts, stressed_hosts
 
-from akita.model import VM, Criticality, Host, Workload
+from akita.model import SchedulerOptions, VM, Criticality, Host, Workload
 from akita.reference.policies import POLICIES
 from akita.reference.run import simulate
 from akita.reference.simulator import Simulator
@@ -87,13 +88,21 @@ def test_lo_work_is_dropped_in_hi_mode_and_the_pcpu_returns_to_lo(policy):
 
 
 def test_akita_keeps_serving_lo_where_edf_vd_starves_it():
-    """The paper's contrast: a HI vCPU that always asks for C_pes."""
+    """The paper's contrast: a HI vCPU that always asks for C_pes.  With ``hi_mode_order =
+    "budget-first"`` Akita serves the LO vCPU its C_opt in HI mode; with ``"hi-first"`` (the
+    default: "in the high critical mode, Akita ignores low-criticality vCPUs") a HI vCPU
+    that is always runnable takes the whole pCPU in HI mode, as under EDF-VD."""
     host = overrun_host()
-    akita, _, _ = run(host, "akita", duration=1000 * MS)
+    budget_first = attrs.evolve(host, options=SchedulerOptions(hi_mode_order="budget-first"))
+    akita, _, _ = run(budget_first, "akita", duration=1000 * MS)
+    hi_first, _, _ = run(host, "akita", duration=1000 * MS)
     edf_vd, events, _ = run(host, "edf-vd", duration=1000 * MS)
     assert akita["vms"]["lo"]["cpu_share"] >= 0.4  # its C_opt/T, in HI mode too
-    assert edf_vd["vms"]["lo"]["cpu_ns"] == 0
-    assert akita["vms"]["hi"]["hi_misses"] == edf_vd["vms"]["hi"]["hi_misses"] == 0
+    runs, his = segments(events, 1000 * MS)
+    assert overlap(runs, his, "lo/") == 0  # EDF-VD: no LO CPU in HI mode at all
+    assert hi_first["vms"]["lo"]["cpu_ns"] == 0  # the HI vCPU comes first in LO mode (x < 1)
+    for doc in (akita, hi_first, edf_vd):
+        assert doc["vms"]["hi"]["hi_misses"] == 0
     assert sum(1 for e in events if e["event"] == "mode" and e["mode"] == "LO") == 10
 
 

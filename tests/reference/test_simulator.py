@@ -13,13 +13,18 @@ from akita.model import VM, Criticality, Host, SchedulerOptions, Workload, first
 from akita.reference.policies import AkitaPolicy, EDFPolicy
 from akita.reference.run import simulate
 from akita.reference.simulator import Simulator
+from hosts import CPU_BOUND_FIG7
 from repo import EXAMPLES
 
 DURATION = 60 * MS
 
 
-def _tie(v):
-    return (0 if v.is_hi else 1, v.order)
+def _first(policy, vcpus, key):
+    """The first of *vcpus* by *key*, equal keys by the policy's queue order read literally:
+    insertion instant then host order ("fifo"), or HI first then host order ("host")."""
+    def tie(v):
+        return (v.sched.inserted, v.order) if policy.fifo else (0 if v.is_hi else 1, v.order)
+    return min(vcpus, key=lambda v: (key(v), tie(v)), default=None)
 
 
 def expected_akita_choice(policy, c):
@@ -28,19 +33,23 @@ def expected_akita_choice(policy, c):
     runnable = [v for v in policy.sim.on_cpu[c] if v.runnable]
     active = [v for v in runnable if v.sched.budget > 0]
     inactive = [v for v in runnable if v.sched.budget <= 0]
+    deadline = lambda v: v.sched.deadline  # noqa: E731
     if not cpu.hi:
         if active:
-            return min(active, key=lambda v: (v.sched.key, _tie(v)))
-        return min(inactive, key=lambda v: (v.sched.deadline, _tie(v)), default=None)
+            return _first(policy, active, lambda v: v.sched.key)
+        return _first(policy, inactive, deadline)
     hi_active = [v for v in active if v.is_hi]
     if hi_active:
-        return min(hi_active, key=lambda v: (policy.hi_key(v), _tie(v)))
+        return _first(policy, hi_active, policy.hi_key)
+    hi_inactive = [v for v in inactive if v.is_hi]
+    if policy.hi_first and hi_inactive:
+        return _first(policy, hi_inactive, deadline)
     if policy.lo_in_hi_mode:
         lo_active = [v for v in active if not v.is_hi]
         if lo_active:
-            return min(lo_active, key=lambda v: (v.sched.deadline, _tie(v)))
+            return _first(policy, lo_active, deadline)
     allowed = [v for v in inactive if v.is_hi or policy.lo_in_hi_mode]
-    return min(allowed, key=lambda v: (v.sched.deadline, _tie(v)), default=None)
+    return _first(policy, allowed, deadline)
 
 
 class CheckedAkita(AkitaPolicy):
@@ -72,7 +81,7 @@ class CheckedEDF(EDFPolicy):
         runnable = [v for v in self.sim.on_cpu[c] if v.runnable]
         active = [v for v in runnable if v.sched.budget > 0]
         pool = active or runnable
-        expected = min(pool, key=lambda v: (v.sched.deadline, _tie(v)), default=None)
+        expected = _first(self, pool, lambda v: v.sched.deadline)
         assert state is expected
         return state, until
 
@@ -188,26 +197,36 @@ def test_edf_meets_every_deadline_on_a_lo_only_pcpu(tasks):
 
 @pytest.mark.rule("R7")
 def test_time_is_conserved_and_idle_only_when_nothing_is_runnable():
-    host = load_host_text()
+    host = CPU_BOUND_FIG7
     result = run(host, CheckedAkita, duration=300 * MS)
     ran = sum(m.ran_ns for m in result.metrics.vms.values())
     idle = result.metrics.cpus[0].idle_ns
     assert ran + idle == 300 * MS
-    assert idle == 0  # cpu-bound LO vCPUs: never idle (work conservation)
+    assert idle == 0  # cpu-bound vCPUs: never idle (work conservation)
 
 
 def load_host_text():
     return load_host(EXAMPLES / "fig7.toml")
 
 
-@pytest.mark.rule("R6", "R7")
-def test_fig7_hi_takes_half_and_lo_run_in_the_rest():
-    result = run(load_host_text(), AkitaPolicy, duration=1000 * MS)
-    shares = {name: Fraction(m.ran_ns, 1000 * MS) for name, m in result.metrics.vms.items()}
-    assert shares["hi"] == Fraction(1, 2)
-    assert sum(shares.values()) == 1
-    assert result.metrics.cpus[0].mode_switches == 1
+@pytest.mark.rule("R2", "R6", "R7")
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_fig7_hi_takes_half_and_lo_run_in_the_rest(seed):
+    """Fig. 7's right half: the HI VM offers 50% and gets it; the LO VMs, out of phase,
+    share the rest, none starved and none above the 25% it asks (paper: about 13% each)."""
+    result = run(load_host_text(), AkitaPolicy, duration=2000 * MS, seed=seed)
+    shares = {name: Fraction(m.ran_ns, 2000 * MS) for name, m in result.metrics.vms.items()}
+    assert shares.pop("hi") == Fraction(1, 2)
+    assert sum(shares.values()) == Fraction(1, 2)
+    assert all(Fraction(1, 10) <= share <= Fraction(1, 4) for share in shares.values()), shares
     assert result.metrics.vms["hi"].hi_misses == 0
+
+
+def test_fig7_lo_shares_at_the_default_seed_are_the_papers_order_of_magnitude():
+    result = run(load_host_text(), AkitaPolicy, duration=10_000 * MS, seed=1)
+    shares = [Fraction(m.ran_ns, 10_000 * MS) for name, m in result.metrics.vms.items()
+              if name != "hi"]
+    assert all(Fraction(1, 10) <= share <= Fraction(1, 5) for share in shares), shares
 
 
 @pytest.mark.rule("R12")

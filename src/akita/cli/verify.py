@@ -76,14 +76,14 @@ def verify(host_file: str | None, duration_text: str, seed: int, hyperperiods: i
         check = checks_json(checks, placement, status)
         del check["status"]
         click.echo(json.dumps({
-            "admission": placement_json(placement),
+            "admission": placement_json(placement, host),
             "check": check,
             "simulation": result.as_json(),
             "status": status,
         }))
         return status
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 110)
-    print_placement(placement, console)
+    print_placement(placement, console, host=host)
     print_checks(checks, "akita", console)
     print_metrics(result.as_json(), console)
     admitted = sum(v.admitted for v in placement.vms)
