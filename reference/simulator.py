@@ -70,6 +70,14 @@ class Result:
         return doc
 
 
+def _created_at(state: VCPUState[Any], phase: int) -> Iterator[tuple[int, int]]:
+    """A cpu-bound vCPU whose VM is created at *phase*: idle until then, then endless work."""
+    state.jobs.clear()
+    state.runnable = False
+    state.waiting_since = None
+    return iter(((phase, ENDLESS),))
+
+
 class Simulator:
     """One run of *policy* on *host* for *duration* ns.
 
@@ -78,7 +86,8 @@ class Simulator:
     :param seed: the seed of the workloads and of the phases the host draws
         (:mod:`akita.model.phases`).  :attr:`host` is *host* with every VM's
         phase resolved (the host the trace header carries), and each vCPU's
-        ``vm`` is its VM in that host.
+        ``vm`` is its VM in that host.  A VM is created at its phase: its
+        jobs arrive from then on, and a cpu-bound vCPU wakes then.
     :param trace: a text stream that receives the trace as JSON Lines.
     :param progress: called now and then with the simulated time reached.
     """
@@ -122,6 +131,8 @@ class Simulator:
                 order += 1
                 self.vcpus.append(state)
                 self.on_cpu[cpu].append(state)
+                if source is None and vm.phase:
+                    source = _created_at(state, vm.phase)
                 if source is not None:
                     self._sources[state] = source
         pcpus = host.pcpus
@@ -217,7 +228,8 @@ class Simulator:
         if t > self._synced[state.cpu]:
             self._sync(state.cpu, t)
         state.jobs.append([t, demand])
-        state.backlog += demand
+        if demand != ENDLESS:
+            state.backlog += demand
         self._next_arrival(state, self._sources[state])
         if not state.runnable:
             state.runnable = True

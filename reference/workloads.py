@@ -9,11 +9,12 @@ nanoseconds, in nondecreasing order of arrival.  Every demand is at least
 Generation is lazy.  Each job is computed when it is asked for, so memory is
 bounded whatever the horizon, and a simulation may stop at any time.
 
-**The kinds.**  Let ``T`` be the VM's period, ``C`` its optimistic
-budget ``c_opt`` and ``p`` its phase (:mod:`akita.model.phases`; 0 if not
-set).  The jobs of the kinds that come at period starts (``periodic`` and
-``sporadic``, :data:`ON_PERIOD_GRID`) are moved later by ``p``, so that they
-come at the vCPU's own period starts; the other kinds keep absolute time.
+**The kinds.**  Let ``T`` be the VM's period and ``C`` its optimistic
+budget ``c_opt``.  Times below are counted from the VM's creation, its
+phase ``p`` (:mod:`akita.model.phases`; 0 if not set): every job arrives
+``p`` later than stated, so the jobs of ``periodic`` and ``sporadic``
+workloads come at the vCPU's own period starts (a cpu-bound vCPU becomes
+runnable at ``p``, which the simulator arranges).
 
 ``cpu-bound``
     No jobs: the vCPU is always runnable and its demand is infinite.
@@ -82,7 +83,7 @@ from akita.model.duration import format_duration, parse_duration
 from akita.model.errors import DurationError, ModelError
 from akita.model.vm import VM
 
-__all__ = ["arrivals", "validate_trace", "ON_PERIOD_GRID"]
+__all__ = ["arrivals", "validate_trace"]
 
 #: A job: when it arrives and how much CPU it needs, both in ns.
 Job = tuple[int, int]
@@ -128,13 +129,9 @@ def arrivals(vm: VM, index: int, seed: int, horizon: int | None = None) -> Itera
             "workload.kind", kind, f"a kind with a generator ({', '.join(_GENERATORS)})", vm=vm.name
         )
     jobs = generate(vm, _rng(seed, vm.name, index))
-    if vm.phase and kind in ON_PERIOD_GRID:
+    if vm.phase:
         jobs = _shifted(jobs, vm.phase)
     return jobs if horizon is None else itertools.takewhile(lambda job: job[0] < horizon, jobs)
-
-
-#: The kinds whose jobs come at the VM's period starts: their grid starts at the VM's phase.
-ON_PERIOD_GRID = ("periodic", "sporadic")
 
 
 def _shifted(jobs: Iterator[Job], phase: int) -> Iterator[Job]:

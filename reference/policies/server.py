@@ -6,8 +6,9 @@ every ``T``) its budget is set to
 :meth:`ServerPolicy.budget_of` (``C_opt`` for a LO vCPU; the policy decides
 for a HI one), its deadline to ``s + T`` and its ordering key by the policy.
 A running vCPU's budget drops by the time it runs (R3); at 0 the vCPU is
-*inactive* until its next period start.  Before ``p`` a vCPU is inactive,
-with ``p`` as its deadline (its first period start).
+*inactive* until its next period start.  Before ``p`` its VM does not exist
+yet: it has no work (the simulator starts its workload at ``p``), and its
+deadline is ``p``.
 
 Queue order (``queue_order``): with ``"fifo"`` (the default) equal keys
 come in the order the vCPUs were inserted in the run queue -- the paper's
@@ -117,10 +118,7 @@ class ServerPolicy(Policy):
             state.sched = Server(phase_of(state))
         self.setup_cpus(sim)
         for state in sim.vcpus:
-            phase = phase_of(state)
-            sim.set_timer(phase, state.cpu, state)
-            if phase > 0 and state.runnable:
-                self.enqueue(state)  # runnable before its first period: background work (R7)
+            sim.set_timer(phase_of(state), state.cpu, state)
 
     @abstractmethod
     def setup_cpus(self, sim: Simulator) -> None:

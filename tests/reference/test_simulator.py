@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from strategies import MS, sim_hosts, stressed_hosts
 
 from akita.model import VM, Criticality, Host, SchedulerOptions, Workload, first_fit, load_host
+from akita.model import resolve_phases
 from akita.reference.policies import AkitaPolicy, EDFPolicy
 from akita.reference.run import simulate
 from akita.reference.simulator import Simulator
@@ -214,12 +215,15 @@ def load_host_text():
 def test_fig7_hi_takes_half_and_lo_run_in_the_rest(seed):
     """Fig. 7's right half: the HI VM offers 50% and gets it; the LO VMs, out of phase,
     share the rest, none starved and none above the 25% it asks (paper: about 13% each)."""
-    result = run(load_host_text(), AkitaPolicy, duration=2000 * MS, seed=seed)
+    host = load_host_text()
+    result = run(host, AkitaPolicy, duration=2000 * MS, seed=seed)
+    hi = result.metrics.vms["hi"]
+    created = resolve_phases(host, seed)["hi"]  # the HI VM offers 50% from its creation on
+    assert (2000 * MS - created) // 2 - 5 * MS <= hi.ran_ns <= (2000 * MS - created) // 2
     shares = {name: Fraction(m.ran_ns, 2000 * MS) for name, m in result.metrics.vms.items()}
-    assert shares.pop("hi") == Fraction(1, 2)
-    assert sum(shares.values()) == Fraction(1, 2)
+    del shares["hi"]
     assert all(Fraction(1, 10) <= share <= Fraction(1, 4) for share in shares.values()), shares
-    assert result.metrics.vms["hi"].hi_misses == 0
+    assert hi.hi_misses == 0
 
 
 def test_fig7_lo_shares_at_the_default_seed_are_the_papers_order_of_magnitude():
