@@ -9,11 +9,16 @@ default (:attr:`~.options.SchedulerOptions.phases`):
 
 * ``"synchronous"``: 0, every vCPU in phase (the classic critical instant of
   EDF analysis);
-* ``"seeded"``: drawn from the run's seed, uniformly over the VM's own tick
-  grid ``g = gcd(T, C_opt, C_pes)`` in ``[0, T)``, from a stream of its own
-  per VM (so adding a VM moves no other VM's phase, and the workloads'
-  random streams are untouched).  On that grid the drawn schedule is one
-  that the per-pCPU Z3 check (whose tick divides ``g``) covers.
+* ``"seeded"``: drawn from the run's seed, uniformly over the whole
+  microseconds of ``[0, T)`` (whole nanoseconds if ``T`` is not a whole
+  number of microseconds), from a stream of its own per VM (so adding a VM
+  moves no other VM's phase, and the workloads' random streams are
+  untouched).  VMs are created at arbitrary instants; a grid as coarse as
+  the VM's budgets (``gcd(T, C_opt, C_pes)``, 25 ms for a Table 1 Type2 VM)
+  would allow a handful of phases only.  ``akita check`` proves every phase
+  on its own tick (the gcd of the pCPU's periods and budgets); a drawn
+  phase between two ticks lies outside that proof, but not outside the
+  admission test's, which holds for sporadic releases.
 
 All vCPUs of a VM share its phase.  :func:`with_phases` writes the resolved
 phases into the host, which is the host a trace header carries: a checker
@@ -32,6 +37,8 @@ from .vm import VM
 
 __all__ = ["resolve_phases", "with_phases", "drawn_phase"]
 
+_MICROSECOND = 1_000
+
 #: Where this module implements each rule (read by the traceability table,
 #: docs/traceability.rst; tests/docs/test_traceability.py checks every name).
 __rules__ = {
@@ -40,8 +47,8 @@ __rules__ = {
 
 
 def drawn_phase(vm: VM, seed: int) -> int:
-    """The phase ``"seeded"`` gives *vm* under *seed*: uniform on its tick grid in ``[0, T)``."""
-    grid = gcd(vm.period, vm.c_opt, vm.c_max)
+    """The phase ``"seeded"`` gives *vm* under *seed*: uniform over the whole µs of ``[0, T)``."""
+    grid = gcd(vm.period, _MICROSECOND)
     return grid * random.Random(f"akita-phase:{seed}:{vm.name}").randrange(vm.period // grid)
 
 

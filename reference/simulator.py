@@ -62,10 +62,13 @@ class Result:
         self.seed = sim.seed
         self.rejected = list(sim.rejected)
         self.metrics = sim.metrics
+        #: each simulated VM's phase: the instant it was created, its first period start (R2)
+        self.phases = {vm.name: vm.phase or 0 for vm in sim.host.vms
+                       if vm.name not in self.rejected}
 
     def as_json(self) -> dict:
         doc = {"policy": self.policy, "duration_ns": self.duration, "seed": self.seed,
-               "rejected": self.rejected}
+               "rejected": self.rejected, "phases_ns": self.phases}
         doc.update(self.metrics.as_json(self.duration))
         return doc
 

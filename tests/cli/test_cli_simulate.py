@@ -21,7 +21,9 @@ def test_default_host_is_fig5_and_json_has_the_documented_shape(capsys):
     status, out, err = simulate(capsys, "--duration", "300ms", "--json")
     assert status == 0 and err == ""
     doc = json.loads(out)
-    assert set(doc) == {"policy", "duration_ns", "seed", "rejected", "vms", "pcpus"}
+    assert set(doc) == {"policy", "duration_ns", "seed", "rejected", "phases_ns", "vms", "pcpus"}
+    assert set(doc["phases_ns"]) == set(doc["vms"])  # fig5 draws them from the seed
+    assert all(0 <= phase < 100_000_000 for phase in doc["phases_ns"].values())
     assert (doc["policy"], doc["duration_ns"], doc["seed"], doc["rejected"]) == (
         "akita", 300_000_000, 1, [])
     assert set(doc["vms"]) == {"memcached", "lookbusy1", "lookbusy2", "lookbusy3"}

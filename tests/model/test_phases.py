@@ -32,12 +32,12 @@ def test_declared_phases_win_and_synchronous_is_zero():
 
 @pytest.mark.rule("R2")
 @given(sim_hosts(max_vms=5, options=SEEDED), st.integers(0, 2**32))
-def test_drawn_phases_are_on_the_vm_grid_inside_one_period(host, seed):
+def test_drawn_phases_are_whole_microseconds_inside_one_period(host, seed):
     for v in host.vms:
         phase = resolve_phases(host, seed)[v.name]
         if v.phase is None:
             assert 0 <= phase < v.period
-            assert phase % 100_000 == 0  # the budgets are on the 0.1 ms grid, so is the phase
+            assert phase % 1_000 == 0  # whole microseconds
         else:
             assert phase == v.phase
 

@@ -117,6 +117,10 @@ def print_metrics(doc: dict, console: Console | None = None) -> None:
                     _ms(rtt["p99"]), _ms(rtt["p999"]), _ms(rtt["max"]), _ms(m["cal_ns"]["p99"]),
                     str(m["hi_misses"]))
     console.print(vms)
+    phases = doc.get("phases_ns", {})
+    if any(phases.values()):
+        console.print("VMs created (first period) at: " + ", ".join(
+            f"{name} {format_duration(phase)}" for name, phase in phases.items()))
     cpus = Table(title="pCPUs")
     for column in ("pCPU", "mode switches", "HI time", "idle", "context switches"):
         cpus.add_column(column, justify="right")
