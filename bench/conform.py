@@ -1,7 +1,7 @@
 """Benchmark: the conformance oracle's speed on a large trace, and its mutation score.
 
     python bench/conform.py --part speed [--events 1000000] [--repeat 3]
-    python bench/conform.py --part mutation [--hosts 1000]
+    python bench/conform.py --part mutation [--hosts 1000] [--phases seeded|synchronous]
     python bench/conform.py                      # both
 
 ``speed``
@@ -18,7 +18,9 @@
 ``mutation``
     ``--hosts`` hosts drawn by Hypothesis (``derandomize=True``, so always
     the same ones) from ``sim_hosts() | stressed_hosts()`` of
-    :mod:`akita.strategies`, each with a seed from 1 to 5, simulated for
+    :mod:`akita.strategies`, each with a seed from 1 to 5 and ``phases``
+    set to ``--phases`` (default ``seeded``: every VM's period grid drawn
+    from the seed, issue 11), simulated for
     100 ms under the reference and under each mutant of
     :mod:`akita.reference.mutants`; :func:`akita.oracle.mutation.score_mutants`
     scores the oracle under ties ``any`` and ``strict``, on full traces and
@@ -62,7 +64,7 @@ def worker_make(path: str, events: int) -> dict:
 
 
 def worker_check(path: str, mode: str) -> dict:
-    from akita.oracle import conform, read_jsonl
+    from akita.oracle import conform, read_jsonl, trace_phases
 
     host = big_host(128, 16, 1)
     start = time.perf_counter()
@@ -72,7 +74,8 @@ def worker_check(path: str, mode: str) -> dict:
             count = sum(1 for _ in events)
             doc = {"events": count}
         else:
-            report = conform(host, events, end=header["duration_ns"])
+            report = conform(host, events, end=header["duration_ns"],
+                             phases=trace_phases(header, host))
             doc = {"events": report.events, "decisions": report.decisions,
                    "verdict": report.verdict, "ambiguous": report.ambiguous,
                    "checks": report.checks}
@@ -102,6 +105,7 @@ def part_speed(args) -> None:
 
 
 def part_mutation(args) -> None:
+    import attrs
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import strategies as st
 
@@ -114,10 +118,12 @@ def part_mutation(args) -> None:
               phases=[Phase.generate], suppress_health_check=list(HealthCheck))
     @given(st.one_of(sim_hosts(), stressed_hosts()), st.integers(1, 5))
     def collect(host, seed):
-        cases.append((host, seed))
+        options = attrs.evolve(host.options, phases=args.phases)
+        cases.append((attrs.evolve(host, options=options), seed))
 
     collect()
-    print(f"$ python bench/conform.py --part mutation --hosts {args.hosts}")
+    print(f"$ python bench/conform.py --part mutation --hosts {args.hosts} "
+          f"--phases {args.phases}")
     print(f"{len(cases)} hosts, 100 ms each")
     full = ("dispatch", "idle", "mode", "temperature", "release", "exhaust")
     for reports in (full, ("dispatch", "idle", "mode")):
@@ -149,6 +155,7 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--hosts", type=int, default=1000)
+    parser.add_argument("--phases", choices=("seeded", "synchronous"), default="seeded")
     args = parser.parse_args()
     if args.part in ("speed", "all"):
         part_speed(args)

@@ -7,6 +7,12 @@ span (``duration_ns``) and every decision kind; ftrace records only
 dispatches and idles, and needs the host's ``[trace_map]`` (plus any extra
 ``task -> VM/i`` pairs) to know which task runs which vCPU.
 
+Each vCPU's periods start at its VM's phase (:mod:`.phases`): the host
+file's declaration, else the phase a JSON Lines header's host gives.  An
+ftrace trace has no header, so a VM of a ``phases = "seeded"`` host that
+declares no phase is refused before the trace is read; so is a header
+phase that contradicts a declared one.
+
 A file that cannot be what it is said to be is bad input
 (:class:`~akita.reference.trace.TraceError`), never a vacuous verdict: an
 empty file; with ``"auto"``, a file whose first line is neither JSON nor an
@@ -28,6 +34,7 @@ from akita.reference.trace import TraceError, text_lines
 from .ftrace import _LINE, FtraceTally, read_ftrace
 from .jsonl import read_jsonl
 from .oracle import DECISIONS
+from .phases import trace_phases
 from .report import ConformanceReport, conform
 
 __all__ = ["FTRACE_REPORTS", "conform_file", "conform_stream"]
@@ -80,8 +87,13 @@ def conform_stream(
             raise _no_map(path)
     lines = _chain(first, source)
     tally = None
+    phases = None
     if trace_format == "jsonl":
         header, events = read_jsonl(lines, path)
+        try:
+            phases = trace_phases(header, host)
+        except TraceError as error:
+            raise error.located(path=f"{path}:1") from None
         if end is None and isinstance(header.get("duration_ns"), int):
             end = header["duration_ns"]
         default_reports: tuple[str, ...] = tuple(sorted(DECISIONS))
@@ -94,7 +106,8 @@ def conform_stream(
         default_reports = FTRACE_REPORTS
     report = conform(host, events, end=end, tolerance=tolerance, ties=ties,
                      reports=default_reports if reports is None else tuple(reports),
-                     keep=keep, window=window, path=path, progress=progress, policy=policy)
+                     keep=keep, window=window, path=path, progress=progress, policy=policy,
+                     phases=phases)
     if tally is not None:
         _check_tally(tally, mapping, path)
     return report

@@ -6,8 +6,10 @@ allow; a finding still open after the tolerance is reported as a
 :class:`~akita.oracle.violation.Violation`.  The functions here name the
 rule and say what happened: an idle pCPU is R7, a blocked vCPU kept is R10,
 a budget overrun is R3 (before R10, so that an overrun at a decision point
-is named for the budget), a decision point passed without a decision is
-R10, and otherwise the rule that chose what was allowed (R4, R6 or R7).
+is named for the budget), a tie broken against the host's ``queue_order``
+is R4 in whichever tier (the queue order of equal keys is R4's decision,
+:doc:`/rules`), a decision point passed without a decision is R10, and
+otherwise the rule that chose what was allowed (R4, R6 or R7).
 """
 
 from __future__ import annotations
@@ -68,8 +70,12 @@ def temperature_finding(v: ShadowVCPU, t: int, initial: int) -> Finding:
 
 
 def dispatch_finding(cpu: ShadowCPU, t: int, options: list[ShadowVCPU], rule: str,
-                     dispatched: bool, was_allowed: bool) -> Finding:
-    """The pCPU runs what the rules do not allow (*options*, chosen by *rule*)."""
+                     dispatched: bool, was_allowed: bool, tie: str | None = None) -> Finding:
+    """The pCPU runs what the rules do not allow (*options*, chosen by *rule*).
+
+    *tie*: the host's ``queue_order`` when the running vCPU's key equals the
+    allowed one's in the same tier -- only the tie-break was broken.
+    """
     running = cpu.running
     mode = "HI" if cpu.claimed_hi else "LO"
     names = tuple(v.name for v in options) or ("idle",)
@@ -81,6 +87,10 @@ def dispatch_finding(cpu: ShadowCPU, t: int, options: list[ShadowVCPU], rule: st
         rule, text = "R10", f"kept {running.name} after it blocked; the rules run {want}"
     elif cpu.ran_out is running and options and options[0].budget > 0:
         rule, text = "R3", f"ran {running.name} past its budget while {want} waited"
+    elif tie is not None:
+        want = " or ".join(f"{v.name} ({why(cpu, v, tie)})" for v in options)
+        rule, text = "R4", (f"broke a tie against the {tie} queue order: ran {running.name} "
+                            f"({why(cpu, running, tie)}) before {want}")
     elif not dispatched and was_allowed:
         rule, text = "R10", (f"did not decide again: kept {running.name} "
                              f"({why(cpu, running)}) while the rules run {want}")
@@ -89,10 +99,14 @@ def dispatch_finding(cpu: ShadowCPU, t: int, options: list[ShadowVCPU], rule: st
     return Finding(t, rule, names, did, f"pCPU {cpu.index} in {mode} mode {text} at {ns(t)}")
 
 
-def why(cpu: ShadowCPU, v: ShadowVCPU) -> str:
-    """What a vCPU was ordered by, for people."""
+def why(cpu: ShadowCPU, v: ShadowVCPU, tie: str | None = None) -> str:
+    """What a vCPU was ordered by, for people (with its place among equals, for a tie)."""
     if v.budget <= 0:
-        return f"inactive, deadline {ns(v.deadline)}"
-    if cpu.claimed_hi or not v.hi:
-        return f"{'HI' if v.hi else 'LO'}, deadline {ns(v.deadline)}"
-    return f"HI, virtual deadline {ns(v.key)}"
+        text = f"inactive, deadline {ns(v.deadline)}"
+    elif cpu.claimed_hi or not v.hi:
+        text = f"{'HI' if v.hi else 'LO'}, deadline {ns(v.deadline)}"
+    else:
+        text = f"HI, virtual deadline {ns(v.key)}"
+    if tie == "fifo":
+        return f"{text}, inserted at {ns(v.ins)}"
+    return text

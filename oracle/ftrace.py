@@ -72,10 +72,12 @@ integer nanoseconds, never through a float (``5123.456789`` is
 ``5123456789000`` ns), and an *origin* is subtracted, so that ``t`` starts
 at 0 as in a simulated trace.  The origin is the ``origin_ns`` argument or,
 by default, the time of the first ``sched_switch``, ``sched_wakeup`` or
-``sched_wakeup_new`` line.  The oracle starts the period grid of every vCPU
-at the origin: the first period of each vCPU begins at ``t = 0``, the next
-at ``T``, and so on.  Choose ``origin_ns`` when the real servers' periods
-started elsewhere.
+``sched_wakeup_new`` line.  The oracle measures every VM's phase from the
+origin: the first period of a vCPU of phase ``p`` begins at ``t = p``, the
+next at ``p + T``, and so on.  A kernel trace carries no phases, so the
+host file must declare them (``phase = "3ms"`` per VM, or ``phases =
+"synchronous"``; :mod:`.phases`); choose ``origin_ns`` as the instant
+those phases are measured from.
 
 What a kernel trace cannot tell
 -------------------------------
@@ -239,8 +241,8 @@ def read_ftrace(
     :param mapping: which task runs which vCPU: a pid in decimal or a comm,
         to ``"VM/i"``.  A pid key wins over a comm key.  Tasks not named are
         invisible: running one is ``idle``.
-    :param origin_ns: the kernel time, in ns, that becomes ``t = 0``, where
-        the period grid of every vCPU starts.  Default: the time of the first
+    :param origin_ns: the kernel time, in ns, that becomes ``t = 0``, from
+        which every VM's phase is measured.  Default: the time of the first
         ``sched_switch``, ``sched_wakeup`` or ``sched_wakeup_new`` line.
     :param path: the name of the trace, for error messages.
     :param tally: if given, counts what was read (:class:`FtraceTally`).

@@ -24,6 +24,7 @@ from akita.reference.simulator import Simulator
 from akita.reference.trace import read_trace
 
 from .oracle import DECISIONS
+from .phases import trace_phases
 from .report import ConformanceReport, conform
 
 __all__ = ["MutantScore", "MutationReport", "score_mutants", "strip"]
@@ -92,7 +93,8 @@ def _trace(host: Host, seed: int, duration: int, mutant: Mutant | None) -> list[
 
 def _check(host: Host, lines: list[str], ties: str, reports: frozenset[str]) -> ConformanceReport:
     header, events = read_trace(strip(lines, reports))
-    return conform(host, events, end=header["duration_ns"], ties=ties, reports=reports, keep=1000)
+    return conform(host, events, end=header["duration_ns"], ties=ties, reports=reports, keep=1000,
+                   phases=trace_phases(header, host))
 
 
 def score_mutants(cases: Iterable[tuple[Host, int]], *, duration: int, ties: str = "any",

@@ -9,7 +9,9 @@ are its bookkeeping, checked too when present.
 
 The oracle keeps its own account of every vCPU by the rules alone
 (:mod:`.shadow`), driven by the inputs and by which vCPU the implementation
-ran, and checks the decisions against it:
+ran -- each vCPU's period grid from its VM's phase (:mod:`.phases`), its
+``x`` by the host's ``x_rule``, its place among equal keys by the host's
+``queue_order`` -- and checks the decisions against it:
 
 * at every *check point* -- an instant of the trace, or an instant where a
   rule acts although the trace says nothing (a period start, a budget
@@ -51,13 +53,16 @@ from __future__ import annotations
 import heapq
 from collections import Counter, deque
 from fractions import Fraction
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
+import attrs
 from akita.model import Host, first_fit
+from akita.model.edf_vd import virtual_deadline_factor
 from akita.reference.trace import TraceError
 
 from .findings import Finding, dispatch_finding, mode_finding, ns, temperature_finding
-from .shadow import ShadowCPU, ShadowVCPU, allowed
+from .phases import resolve_oracle_phases
+from .shadow import Choice, ShadowCPU, ShadowVCPU, allowed, fifo_tie, host_tie
 from .validation import DECISIONS, INPUTS, validate
 from .violation import Violation
 
@@ -72,10 +77,11 @@ PERIODS_PER_EVENT = 1_000
 #: Where the oracle checks each rule (read by the traceability table,
 #: docs/traceability.rst; tests/docs/test_traceability.py checks every name).
 __rules__ = {
-    "R2": ("Oracle._release_due", "Oracle._decision"),
+    "R2": ("Oracle._release_due", "Oracle._decision", "Oracle._place"),
     "R3": ("Oracle._charge", "Oracle._exhausted"),
-    "R4": ("Oracle._settle",),
-    "R5": ("Oracle._ask", "Oracle._check_mode", "Oracle._check_temperature"),
+    "R4": ("Oracle._settle", "Oracle._tie_only", "Oracle._input", "Oracle._decision"),
+    "R5": ("Oracle._ask", "Oracle._ask_on_pick", "Oracle._check_mode",
+           "Oracle._check_temperature"),
     "R6": ("Oracle._settle",),
     "R7": ("Oracle._settle",),
     "R8": ("Oracle._check_temperature",),
@@ -96,7 +102,8 @@ class Oracle:
         rules require, and by which a reported value may differ.
     :param ties: ``"any"`` accepts any of several vCPUs with an equal key
         (and counts such decisions as ambiguous); ``"strict"`` requires the
-        reference's tie-break, HI first, then host order.
+        host's ``queue_order``: ``"fifo"``, the vCPU inserted first (then
+        host order), or ``"host"``, HI first, then host order.
     :param reports: the decision kinds the implementation writes (a subset
         of :data:`DECISIONS`; ``dispatch`` and ``idle`` are required).  A
         mode it does not report is taken to be the mode the rules require;
@@ -106,11 +113,15 @@ class Oracle:
     :param policy: the rules: ``"akita"`` (R2-R13), or ``"edf"`` -- the same
         periodic servers ordered by actual deadlines, with no modes and no
         temperatures, as :mod:`akita.reference.policies.edf` schedules them.
+    :param phases: the phases a trace claims, by VM name (its header's,
+        :func:`.phases.trace_phases`); merged with the host's declarations
+        by :func:`.phases.resolve_oracle_phases`, which refuses a VM whose
+        phase is unknown or claimed other than declared.
     """
 
     def __init__(self, host: Host, *, tolerance: int = 0, ties: str = "any",
                  reports: Iterable[str] = DECISIONS, keep: int = 10, window: int = 8,
-                 policy: str = "akita") -> None:
+                 policy: str = "akita", phases: Mapping[str, int] | None = None) -> None:
         reports = frozenset(reports)
         if policy not in POLICIES:
             raise TraceError("policy", policy, f"one of {', '.join(POLICIES)}")
@@ -133,25 +144,16 @@ class Oracle:
         self.lo_in_hi_mode = options.lo_in_hi_mode
         self.virtual_in_hi = options.hi_mode_deadline == "virtual"
         self.wake_preempts = options.wake_preempts
-        placement = first_fit(host)
+        queue_tie = fifo_tie if options.queue_order == "fifo" else host_tie
+        self.choice = Choice(options.lo_in_hi_mode, self.virtual_in_hi,
+                             options.hi_mode_order == "hi-first",
+                             queue_tie if self.strict else None)
+        self.queue_tie = queue_tie
         self.cpus = [ShadowCPU(c) for c in range(host.pcpus)]
         self.vcpus: dict[str, ShadowVCPU] = {}
         self.rejected: dict[str, str] = {}
         self._timers: list[list] = [[] for _ in range(host.pcpus)]
-        order = 0
-        for answer in placement.vms:
-            for index, vcpu in enumerate(answer.vm.all_vcpus()):
-                if not answer.admitted:
-                    self.rejected[vcpu.name] = answer.reason or "rejected"
-                    continue
-                c = answer.pcpus[index]
-                x = placement.pcpus[c].verdict.x
-                v = ShadowVCPU(vcpu, c, order, Fraction(1) if x is None or not self.modes else x)
-                v.watch = v.hi and self.modes
-                self.vcpus[v.name] = v
-                self.cpus[c].vcpus.append(v)
-                self._timers[c].append((0, order, v))
-                order += 1
+        self._place(host, phases)
         for timers in self._timers:
             heapq.heapify(timers)
         self._names = frozenset(self.vcpus) | frozenset(self.rejected)
@@ -185,6 +187,34 @@ class Oracle:
         self.ambiguous = 0
         self.checks = 0
         self.end = 0
+
+    def _place(self, host: Host, claimed: Mapping[str, int] | None) -> None:
+        """Each admitted vCPU on its first-fit pCPU (R12), with its phase and ``x`` (R2).
+
+        ``x`` is the host's ``x_rule`` applied to the pCPU's EDF-VD verdict
+        (:func:`~akita.model.edf_vd.virtual_deadline_factor`), 1 under the
+        ``edf`` rule set.
+        """
+        placement = first_fit(host)
+        admitted = frozenset(a.vm.name for a in placement.vms if a.admitted)
+        #: every admitted VM's phase (ns), and where the oracle took them from.
+        self.phases, self.phase_source = resolve_oracle_phases(host, claimed, needed=admitted)
+        order = 0
+        for answer in placement.vms:
+            for index, vcpu in enumerate(answer.vm.all_vcpus()):
+                if not answer.admitted:
+                    self.rejected[vcpu.name] = answer.reason or "rejected"
+                    continue
+                c = answer.pcpus[index]
+                x = (virtual_deadline_factor(placement.pcpus[c].verdict, host.options.x_rule)
+                     if self.modes else Fraction(1))
+                phase = self.phases[answer.vm.name]
+                v = ShadowVCPU(vcpu, c, order, x, phase)
+                v.watch = v.hi and self.modes
+                self.vcpus[v.name] = v
+                self.cpus[c].vcpus.append(v)
+                self._timers[c].append((phase, order, v))
+                order += 1
 
     # -- the stream ---------------------------------------------------------------------
 
@@ -258,6 +288,9 @@ class Oracle:
         self._closed_events = self.events - len(events)
         self._current = []
         touched = sorted({e["cpu"] for e in events})
+        for cpu in self.cpus:  # the rule points of the others, while their evidence is recent
+            if cpu.index not in touched and self._pending(cpu, t):
+                self._advance(cpu, t)
         blocks_first = set()
         seen = set()
         for e in events:
@@ -299,6 +332,19 @@ class Oracle:
         self._closed_events = self.events
         self._current = []
 
+    def _pending(self, cpu: ShadowCPU, t: int) -> bool:
+        """Whether *cpu* has a rule point or an open obligation before *t* (cheap)."""
+        if self._open[cpu.index]:
+            return True
+        timers = self._timers[cpu.index]
+        if timers and timers[0][0] < t:
+            return True
+        running = cpu.running
+        if running is None or not running.runnable:
+            return False
+        due = running.due()
+        return due is not None and cpu.synced + due < t
+
     def _advance(self, cpu: ShadowCPU, t: int) -> None:
         """Apply the rule points of *cpu* strictly before *t* (no trace event there)."""
         timers = self._timers[cpu.index]
@@ -324,7 +370,7 @@ class Oracle:
         if running is None or not running.runnable:
             return
         had = running.budget
-        if running.run(ran) and still_runnable:
+        if running.run(ran, since) and still_runnable:
             self._ask(cpu, running, t)
         if had > 0 and running.budget == 0:
             cpu.ran_out = running
@@ -385,6 +431,8 @@ class Oracle:
         if v is None:
             return
         if e["event"] == "wake":
+            if not v.runnable:
+                v.ins = t  # inserted in the run queue (queue_order = "fifo")
             v.runnable = True
             if not self.wake_preempts and self.cpus[v.cpu].running is not None:
                 self.cpus[v.cpu].deferred.add(v)
@@ -395,6 +443,7 @@ class Oracle:
         kind, c = e["event"], e["cpu"]
         cpu = self.cpus[c]
         if kind == "idle":
+            self._deschedule(cpu, None, t)
             cpu.running = None
             return
         if kind == "mode":
@@ -405,6 +454,7 @@ class Oracle:
             return
         v = self._vcpu(e, t)
         if kind == "dispatch":
+            self._deschedule(cpu, v, t)
             cpu.running = v
             if v is not None:
                 self._compare(e, t, "budget", v.budget, "R3", "remaining budget")
@@ -423,6 +473,22 @@ class Oracle:
             self._compare(e, t, "deadline", v.deadline, "R2", "deadline")
             self._compare(e, t, "budget", v.budget, "R2", "budget")
             self._compare(e, t, "key", v.key, "R2", "key (virtual deadline for HI)")
+
+    @staticmethod
+    def _deschedule(cpu: ShadowCPU, chosen: ShadowVCPU | None, t: int) -> None:
+        """A runnable vCPU the pCPU stops running goes back into the run queue at *t*.
+
+        The paper's scheduling function "inserts the currently running vCPU
+        into the run-queue" when it picks another: *after* the pick, so the
+        pick that descheduled it saw its old place.  Its insertion is
+        applied when the next decision of the instant is taken, or once the
+        instant's final one is judged (:meth:`_settle`).
+        """
+        if cpu.descheduled is not None:
+            cpu.descheduled.ins = t
+        previous = cpu.running
+        keep = previous is not None and previous is not chosen and previous.runnable
+        cpu.descheduled = previous if keep else None
 
     def _exhausted(self, e: dict[str, Any], t: int) -> None:
         """An ``exhaust`` event, checked before the period starts of its instant (R3)."""
@@ -454,11 +520,8 @@ class Oracle:
         self.checks += 1
         if decides or self.wake_preempts:
             cpu.deferred.clear()
-        opts = dict(lo_in_hi_mode=self.lo_in_hi_mode, virtual_in_hi=self.virtual_in_hi)
-        if not cpu.rules_hi:  # R5 on pick: the head already consumed C_opt
-            head, _ = allowed(cpu, False, strict=True, **opts)
-            if head and head[0].hi and head[0].budget > 0 and head[0].consumed >= head[0].c_opt:
-                self._ask(cpu, head[0], t)
+        if not cpu.rules_hi:
+            self._ask_on_pick(cpu, t)
         if "mode" not in self.reports:
             cpu.claimed_hi = cpu.rules_hi
         self._check_mode(cpu, t)
@@ -466,7 +529,7 @@ class Oracle:
             for v in cpu.vcpus:
                 if v.hi:
                     self._check_temperature(cpu, v, t)
-        options, rule = allowed(cpu, cpu.claimed_hi, strict=self.strict, **opts)
+        options, rule = allowed(cpu, cpu.claimed_hi, self.choice)
         running = cpu.running
         ok = running in options if options else running is None
         if dispatched:
@@ -477,8 +540,35 @@ class Oracle:
             self._open[cpu.index].pop("dispatch", None)
         elif "dispatch" not in self._open[cpu.index]:
             self._opened(cpu.index, "dispatch", dispatch_finding(
-                cpu, t, options, rule, dispatched, self._ok[cpu.index]))
+                cpu, t, options, rule, dispatched, self._ok[cpu.index], self._tie_only(cpu)))
         self._ok[cpu.index] = ok
+        if cpu.descheduled is not None:
+            cpu.descheduled.ins = t
+            cpu.descheduled = None
+
+    def _ask_on_pick(self, cpu: ShadowCPU, t: int) -> None:
+        """R5 on pick: the LO-mode head is a HI vCPU that already consumed ``C_opt``.
+
+        (It blocked exactly there and woke.)  Under ``--ties any`` the head
+        may be one of several tied vCPUs, and the implementation may pick
+        another: if it runs a tied head that asks nothing, nothing is
+        asked; otherwise the asking head it runs -- or the first of them in
+        queue order -- asks.  Under ``--ties strict`` the head is one.
+        """
+        heads, _ = allowed(cpu, False, self.choice)
+        asking = [v for v in heads if v.hi and v.budget > 0 and v.consumed >= v.c_opt]
+        running = cpu.running
+        if not asking or (running in heads and running not in asking):
+            return
+        self._ask(cpu, running if running in asking else min(asking, key=self.queue_tie), t)
+
+    def _tie_only(self, cpu: ShadowCPU) -> str | None:
+        """The host's ``queue_order`` if *cpu* runs a vCPU that only the tie-break rules out
+        (``--ties any`` would allow it), else ``None``."""
+        if self.choice.tie is None:
+            return None
+        loose, _ = allowed(cpu, cpu.claimed_hi, attrs.evolve(self.choice, tie=None))
+        return self.host.options.queue_order if cpu.running in loose else None
 
     def _check_mode(self, cpu: ShadowCPU, t: int) -> None:
         opened = self._open[cpu.index]

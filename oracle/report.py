@@ -14,7 +14,7 @@ could have found wrong.  An event the oracle cannot read raises
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping
 
 import attrs
 from akita.model import Host, format_duration
@@ -49,6 +49,10 @@ class ConformanceReport:
     #: the vCPUs the trace names, and the vCPUs the host declares.
     vcpus_seen: int = 0
     vcpus_declared: int = 0
+    #: every admitted VM's phase (ns) the periods were judged on, and its source
+    #: (:data:`~.phases.PHASE_SOURCES`).
+    phases: dict[str, int] = attrs.Factory(dict)
+    phase_source: str = "host file"
 
     @property
     def total(self) -> int:
@@ -74,6 +78,7 @@ class ConformanceReport:
             "start_ns": self.start, "end_ns": self.end,
             "vcpus_seen": self.vcpus_seen, "vcpus_declared": self.vcpus_declared,
             "tolerance_ns": self.tolerance, "ties": self.ties, "reports": list(self.reports),
+            "phases_ns": dict(self.phases), "phases_from": self.phase_source,
             "violations_total": self.total,
             "counts": {rule: self.counts[rule] for rule in sorted(self.counts, key=_rule_order)},
             "violations": [v.as_json() for v in self.violations],
@@ -112,15 +117,22 @@ def conform(host: Host, events: Iterable[dict[str, Any]], *, end: int | None = N
             tolerance: int = 0, ties: str = "any", reports: Iterable[str] = DECISIONS,
             keep: int = 10, window: int = 8, path: str = "<trace>",
             progress: Callable[[int], None] | None = None,
-            policy: str = "akita") -> ConformanceReport:
+            policy: str = "akita", phases: Mapping[str, int] | None = None) -> ConformanceReport:
     """Check every event of a trace of *host*; events may carry their ``line``.
 
     :param end: the end of the traced span (a JSONL header's
         ``duration_ns``); obligations still open then are judged at it.
     :param progress: called with the number of events read, every 65,536.
+    :param phases: the phases the trace claims (a JSONL header's,
+        :func:`~.phases.trace_phases`), merged with the host's declarations.
+    :raises PhaseError: before any event is read, when a VM's phase is
+        unknown or claimed other than declared (:mod:`.phases`).
     """
-    oracle = Oracle(host, tolerance=tolerance, ties=ties, reports=reports, keep=keep,
-                    window=window, policy=policy)
+    try:
+        oracle = Oracle(host, tolerance=tolerance, ties=ties, reports=reports, keep=keep,
+                        window=window, policy=policy, phases=phases)
+    except TraceError as error:
+        raise error.located(path=path) from None
     count = 0
     for event in events:
         try:
@@ -142,5 +154,6 @@ def conform(host: Host, events: Iterable[dict[str, Any]], *, end: int | None = N
         end=oracle.end, tolerance=tolerance, ties=ties, reports=tuple(sorted(oracle.reports)),
         counts=dict(oracle.counts), violations=tuple(oracle.violations), policy=policy,
         start=oracle.start, vcpus_seen=len(oracle.seen),
-        vcpus_declared=len(oracle.vcpus) + len(oracle.rejected))
+        vcpus_declared=len(oracle.vcpus) + len(oracle.rejected),
+        phases=dict(oracle.phases), phase_source=oracle.phase_source)
 

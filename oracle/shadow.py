@@ -2,13 +2,17 @@
 
 The oracle does not trust the implementation's bookkeeping.  From the trace
 it takes only the inputs (which vCPU is runnable, which one runs) and the
-passage of time; budgets, deadlines, virtual deadlines, consumption and
-temperatures it computes itself, by rules R2, R3, R5 and R8:
+passage of time; budgets, deadlines, virtual deadlines, consumption,
+temperatures and run-queue insertion instants it computes itself, by rules
+R2, R3, R5 and R8 and the host's queue order:
 
-* **R2** a vCPU's period starts at ``0, T, 2T, ...``; its budget is refilled
+* **R2** a vCPU of phase ``p`` (:mod:`.phases`) starts its periods at
+  ``p, p + T, p + 2T, ...``; before ``p`` it is inactive (budget 0) with
+  the deadline ``p``.  At a period start ``s`` its budget is refilled
   (``C_opt`` LO, ``C_pes`` HI), its deadline set to ``s + T`` and, for a HI
-  vCPU, its LO-mode key to the virtual deadline ``s + x T``, ``x`` from the
-  EDF-VD verdict of its pCPU (exact).
+  vCPU, its LO-mode key to the virtual deadline ``s + x T``, ``x`` by the
+  host's ``x_rule`` (:func:`akita.model.edf_vd.virtual_deadline_factor`;
+  exact).
 * **R3** a running vCPU with budget left consumes it at the rate of time;
   at 0 it is *inactive* until its next period start; background time is
   free.
@@ -16,28 +20,35 @@ temperatures it computes itself, by rules R2, R3, R5 and R8:
   for its pessimistic budget: its temperature is set to the initial one.
 * **R8** at a HI vCPU's period start, a positive temperature drops by one if
   it did not ask in the period just ended.
+* **Queue order** (``queue_order = "fifo"``, the paper's run queue): each
+  vCPU's *insertion instant* ``ins`` is the last instant its period
+  started, it woke, its budget ran out, or it was descheduled while
+  runnable; equal keys go by ``(ins, host order)``.  Under ``"host"``,
+  equal keys go HI first, then by host order.
 
 :func:`allowed` is the choice rule (R4, R6, R7): the set of vCPUs a pCPU may
-run, given the mode.
+run, given the mode and the host's ``hi_mode_order``.
 """
 
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Callable, Iterable, TypeAlias
 
+import attrs
 from akita.model import VCPU
 
-__all__ = ["ShadowVCPU", "ShadowCPU", "allowed"]
+__all__ = ["ShadowVCPU", "ShadowCPU", "Choice", "allowed", "fifo_tie", "host_tie"]
 
 #: Where the oracle keeps each rule's account (read by the traceability
 #: table, docs/traceability.rst; tests/docs/test_traceability.py checks every name).
 __rules__ = {
-    "R2": ("ShadowVCPU.start_period",),
+    "R2": ("ShadowVCPU.__init__", "ShadowVCPU.start_period"),
     "R3": ("ShadowVCPU.run", "ShadowVCPU.due"),
-    "R4": ("allowed",),
+    "R4": ("allowed", "fifo_tie", "host_tie"),
     "R5": ("ShadowVCPU.run",),
     "R6": ("allowed",),
-    "R7": ("allowed",),
+    "R7": ("allowed", "_tiers"),
     "R8": ("ShadowVCPU.start_period",),
 }
 
@@ -48,10 +59,11 @@ class ShadowVCPU:
     __slots__ = (
         "name", "cpu", "order", "hi", "period", "c_opt", "full", "x", "release", "deadline",
         "key", "budget", "consumed", "runnable", "temperature", "asked", "claimed_temperature",
-        "spent", "watch",
+        "spent", "watch", "phase", "ins",
     )
 
-    def __init__(self, vcpu: VCPU, cpu: int, order: int, x: Fraction) -> None:
+    def __init__(self, vcpu: VCPU, cpu: int, order: int, x: Fraction, phase: int = 0) -> None:
+        """Before its first period start *phase*: inactive, deadline (and key) *phase* (R2)."""
         vm = vcpu.vm
         self.name = vcpu.name
         self.cpu = cpu
@@ -61,9 +73,12 @@ class ShadowVCPU:
         self.c_opt = vm.c_opt
         self.full: int = vm.c_pes if vm.is_hi and vm.c_pes is not None else vm.c_opt
         self.x = x
-        self.release = 0
-        self.deadline = 0
-        self.key: int | Fraction = 0
+        self.phase = phase
+        #: the last period start; before the first, the one a period earlier (never a time
+        #: of the trace), so that ``release + period`` is the next one.
+        self.release = phase - vm.period
+        self.deadline = phase
+        self.key: int | Fraction = phase
         self.budget = 0
         self.consumed = 0
         self.runnable = False
@@ -71,13 +86,15 @@ class ShadowVCPU:
         self.asked = False
         self.claimed_temperature = 0
         self.spent = 0
+        #: the run-queue insertion instant (``queue_order = "fifo"``).
+        self.ins = 0
         #: whether reaching ``C_opt`` is a rule point (R5, R10): for a HI vCPU under Akita.
         self.watch = self.hi
 
     def start_period(self, s: int) -> bool:
-        """R2 and R8 at period start *s*; whether the temperature dropped."""
+        """R2 and R8 at period start *s* (an insertion); whether the temperature dropped."""
         cooled = False
-        if self.hi and s > 0 and self.temperature > 0 and not self.asked:
+        if self.hi and s > self.phase and self.temperature > 0 and not self.asked:
             self.temperature -= 1
             cooled = True
         self.asked = False
@@ -87,12 +104,14 @@ class ShadowVCPU:
         self.key = key.numerator if isinstance(key, Fraction) and key.denominator == 1 else key
         self.budget = self.full
         self.consumed = 0
+        self.ins = s
         return cooled
 
-    def run(self, ran: int) -> bool:
-        """R3: charge *ran* ns; whether this run made it reach ``C_opt`` (R5's trigger).
+    def run(self, ran: int, since: int) -> bool:
+        """R3: charge *ran* ns run from *since*; whether it made it reach ``C_opt`` (R5).
 
-        When the budget runs out, :attr:`spent` is how much of *ran* it lasted.
+        When the budget runs out, :attr:`spent` is how much of *ran* it lasted,
+        and the vCPU is inserted among the inactive ones at that instant.
         """
         if self.budget <= 0 or ran <= 0:
             return False
@@ -101,6 +120,8 @@ class ShadowVCPU:
         before = self.consumed
         self.consumed += spent
         self.budget -= spent
+        if self.budget == 0:
+            self.ins = since + spent
         return self.hi and before < self.c_opt <= self.consumed
 
     def due(self) -> int | None:
@@ -116,7 +137,7 @@ class ShadowCPU:
     """One pCPU: its vCPUs, the mode the rules require and the mode claimed."""
 
     __slots__ = ("index", "vcpus", "rules_hi", "claimed_hi", "rules_changed", "claimed_changed",
-                 "running", "synced", "deferred", "ran_out")
+                 "running", "synced", "deferred", "ran_out", "descheduled")
 
     def __init__(self, index: int) -> None:
         self.index = index
@@ -132,48 +153,110 @@ class ShadowCPU:
         self.deferred: set[ShadowVCPU] = set()
         #: the vCPU whose budget ran out when the pCPU was last charged, if any.
         self.ran_out: ShadowVCPU | None = None
+        #: the runnable vCPU the last decision of this instant descheduled: it goes back
+        #: into the run queue once that decision is judged (it was chosen against its old place).
+        self.descheduled: ShadowVCPU | None = None
 
 
-def _tier(candidates, key_of, strict: bool) -> list[ShadowVCPU]:
-    best, chosen = None, []
+#: The order of equal keys: a vCPU's rank among its equals (least first).
+Tie: TypeAlias = Callable[[ShadowVCPU], tuple[int, int]]
+
+
+def fifo_tie(v: ShadowVCPU) -> tuple[int, int]:
+    """``queue_order = "fifo"``: inserted first, then host order."""
+    return (v.ins, v.order)
+
+
+def host_tie(v: ShadowVCPU) -> tuple[int, int]:
+    """``queue_order = "host"``: HI before LO, then host order."""
+    return (0 if v.hi else 1, v.order)
+
+
+@attrs.frozen
+class Choice:
+    """The host's options that shape the choice rule, and how ties are judged.
+
+    :param tie: the order of equal keys the rules impose, or ``None`` to
+        accept any of them (``--ties any``).
+    """
+
+    lo_in_hi_mode: bool
+    virtual_in_hi: bool
+    hi_first: bool
+    tie: Tie | None
+
+
+def _tier(candidates: Iterable[ShadowVCPU], key_of: Callable[[ShadowVCPU], int | Fraction],
+          tie: Tie | None) -> list[ShadowVCPU]:
+    best: int | Fraction | None = None
+    chosen: list[ShadowVCPU] = []
     for v in candidates:
         k = key_of(v)
         if best is None or k < best:
             best, chosen = k, [v]
         elif k == best:
             chosen.append(v)
-    if strict and len(chosen) > 1:
-        chosen = [min(chosen, key=lambda v: (0 if v.hi else 1, v.order))]
+    if tie is not None and len(chosen) > 1:
+        chosen = [min(chosen, key=tie)]
     return chosen
 
 
-def allowed(cpu: ShadowCPU, hi_mode: bool, *, lo_in_hi_mode: bool, virtual_in_hi: bool,
-            strict: bool) -> tuple[list[ShadowVCPU], str]:
+def _key(v: ShadowVCPU) -> int | Fraction:
+    return v.key
+
+
+def _deadline(v: ShadowVCPU) -> int | Fraction:
+    return v.deadline
+
+
+def _ignored(v: ShadowVCPU) -> int | Fraction:
+    """No key: HI mode "ignores" a LO vCPU's deadline; its queue order alone places it."""
+    return 0
+
+
+Tier: TypeAlias = tuple[list[ShadowVCPU], Callable[[ShadowVCPU], "int | Fraction"], str]
+
+
+def _tiers(runnable: list[ShadowVCPU], hi_mode: bool, rules: Choice) -> list[Tier]:
+    """The candidates of each tier, in order, with their key and the rule that orders them.
+
+    LO mode: active by LO-mode key (R4), then inactive by deadline (R7).  HI
+    mode, ``hi_mode_order = "hi-first"``: active HI by HI-mode key (R6), then
+    (R7) inactive HI by deadline, active LO by queue order alone (the paper:
+    in HI mode Akita "ignores" LO vCPUs, so their deadlines order nothing),
+    inactive LO by deadline; with ``"budget-first"``: active HI (R6), active
+    LO by deadline, then inactive HI and LO merged, by deadline (R7).  LO
+    vCPUs only if ``lo_in_hi_mode``.
+    """
+    active = [v for v in runnable if v.budget > 0]
+    inactive = [v for v in runnable if v.budget <= 0]
+    if not hi_mode:
+        return [(active, _key, "R4"), (inactive, _deadline, "R7")]
+    lo_ok = rules.lo_in_hi_mode
+    first: Tier = ([v for v in active if v.hi], _key if rules.virtual_in_hi else _deadline, "R6")
+    inactive_hi = [v for v in inactive if v.hi]
+    active_lo = [v for v in active if not v.hi] if lo_ok else []
+    inactive_lo = [v for v in inactive if not v.hi] if lo_ok else []
+    if rules.hi_first:
+        return [first, (inactive_hi, _deadline, "R7"), (active_lo, _ignored, "R7"),
+                (inactive_lo, _deadline, "R7")]
+    return [first, (active_lo, _deadline, "R7"), (inactive_hi + inactive_lo, _deadline, "R7")]
+
+
+def allowed(cpu: ShadowCPU, hi_mode: bool, rules: Choice) -> tuple[list[ShadowVCPU], str]:
     """The vCPUs the rules allow *cpu* to run now, and the rule that chose them.
 
-    LO mode (R4): the active runnable vCPUs with the least key (the virtual
-    deadline of a HI vCPU, the deadline of a LO one).  HI mode (R6): the
-    active runnable HI vCPUs with the earliest deadline (actual, unless the
-    host keeps virtual ones); then, if ``lo_in_hi_mode``, the active runnable
-    LO ones by deadline.  Otherwise (R7) the inactive runnable vCPUs by
-    deadline (LO ones in HI mode only if ``lo_in_hi_mode``).  An empty list
-    means the pCPU must idle.  vCPUs in ``cpu.deferred`` -- woken since the
-    last decision point, with ``wake_preempts = false`` -- are not seen yet.  With *strict*, a tie is broken as the
-    reference breaks it -- HI first, then host order -- so one vCPU is
+    The first non-empty tier of :func:`_tiers` (R4 in LO mode; R6, then R7,
+    in HI mode -- Asyabi et al., Section 3.4: "in the high critical mode,
+    Akita ignores low-criticality vCPUs" while a HI one can run), its
+    vCPUs with the least key.  An empty list means the pCPU must idle.
+    vCPUs in ``cpu.deferred`` -- woken since the last decision point, with
+    ``wake_preempts = false`` -- are not seen yet.  With ``rules.tie``, a
+    tie is broken as the host's ``queue_order`` breaks it, so one vCPU is
     allowed; otherwise every tied vCPU is.
     """
     runnable = [v for v in cpu.vcpus if v.runnable and v not in cpu.deferred]
-    active = [v for v in runnable if v.budget > 0]
-    if not hi_mode:
-        if active:
-            return _tier(active, lambda v: v.key, strict), "R4"
-    else:
-        hi = [v for v in active if v.hi]
-        if hi:
-            return _tier(hi, (lambda v: v.key) if virtual_in_hi else (lambda v: v.deadline),
-                         strict), "R6"
-        lo = [v for v in active if not v.hi]
-        if lo and lo_in_hi_mode:
-            return _tier(lo, lambda v: v.deadline, strict), "R7"
-    background = [v for v in runnable if v.budget <= 0 and (v.hi or lo_in_hi_mode or not hi_mode)]
-    return _tier(background, lambda v: v.deadline, strict), "R7"
+    for group, key_of, rule in _tiers(runnable, hi_mode, rules):
+        if group:
+            return _tier(group, key_of, rules.tie), rule
+    return [], "R7"

@@ -6,12 +6,13 @@ import io
 import json
 from importlib.resources import files
 
+import attrs
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from akita.model import Criticality, Host, SchedulerOptions, VM, Workload, first_fit, load_host
-from akita.oracle import Oracle, TraceError, conform, read_jsonl
+from akita.oracle import Oracle, TraceError, conform, read_jsonl, trace_phases
 from akita.oracle.mutation import score_mutants, strip
 from akita.reference.mutants import MUTANTS, mutant_named, simulate_mutant
 from akita.reference.policies import POLICIES
@@ -41,11 +42,21 @@ def trace(host: Host, policy: str = "akita", *, duration: int = 100 * MS, seed: 
 
 def check(host: Host, lines: list[str], **options):
     header, events = read_jsonl(lines)
-    return conform(host, events, end=header["duration_ns"], **options)
+    return conform(host, events, end=header["duration_ns"], phases=trace_phases(header, host),
+                   **options)
 
 
 def example(name: str) -> Host:
     return load_host(str(files("akita.examples") / name))
+
+
+def with_options(host: Host, **options) -> Host:
+    return attrs.evolve(host, options=attrs.evolve(host.options, **options))
+
+
+def synchronous(host: Host) -> Host:
+    """*host* with every period grid from 0: its phases known without a trace header."""
+    return with_options(host, phases="synchronous")
 
 
 # -- the reference passes ----------------------------------------------------------------
@@ -122,8 +133,12 @@ def _cases(count: int) -> list[tuple[Host, int]]:
 
 @pytest.fixture(scope="module")
 def cases():
-    """60 generated hosts, and the host on which every mutant diverges (tests/hosts.py)."""
-    return _cases(60) + [(MUTANT_HOST, 1), (MUTANT_HOST, 2)]
+    """60 generated hosts with phases drawn from the seed (issue 11), and the host on which
+    every mutant diverges (tests/hosts.py), in phase and with drawn phases."""
+    seeded = [(with_options(host, phases="seeded"), seed) for host, seed in _cases(60)]
+    mutant_host = with_options(MUTANT_HOST, phases="seeded")
+    return seeded + [(synchronous(MUTANT_HOST), 1), (synchronous(MUTANT_HOST), 2),
+                     (mutant_host, 1), (mutant_host, 2)]
 
 
 @pytest.mark.rule("R2", "R3", "R4", "R5", "R6", "R7", "R8", "R9", "R10", "R12")
@@ -172,7 +187,7 @@ def test_tolerance_absorbs_a_late_switch_up_to_its_size():
 def test_oracle_streams_and_keeps_the_first_violations():
     host = example("mixed.toml")
     header, events = read_jsonl(trace(host, "edf", duration=2000 * MS))
-    oracle = Oracle(host, keep=3)
+    oracle = Oracle(host, keep=3, phases=trace_phases(header, host))
     found = []
     for event in events:
         found += oracle.feed(event)
@@ -203,7 +218,7 @@ def test_oracle_streams_and_keeps_the_first_violations():
     ('{"t":10,"cpu":true,"event":"idle"}', "cpu"),
 ])
 def test_bad_events_name_their_line_and_field(line, field):
-    host = example("fig5.toml")
+    host = synchronous(example("fig5.toml"))
     header, events = read_jsonl(['{"akita_trace":1}', '{"t":0,"cpu":0,"event":"idle"}',
                                  '{"t":9,"cpu":0,"event":"idle"}', line], "t.jsonl")
     with pytest.raises(TraceError) as caught:
@@ -213,7 +228,7 @@ def test_bad_events_name_their_line_and_field(line, field):
 
 
 def test_time_must_not_go_back():
-    host = example("fig5.toml")
+    host = synchronous(example("fig5.toml"))
     header, events = read_jsonl(['{"akita_trace":1}', '{"t":9,"cpu":0,"event":"idle"}',
                                  '{"t":5,"cpu":0,"event":"idle"}'], "t.jsonl")
     with pytest.raises(TraceError, match=r"t.jsonl:3: field 't': expected a time >= 9"):

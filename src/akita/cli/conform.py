@@ -29,7 +29,8 @@ __all__ = ["conform"]
 @click.option("--policy", type=click.Choice(["akita", "edf"]), default="akita", show_default=True,
               help="The rules to check against: Akita's, or plain EDF over the same servers.")
 @click.option("--ties", type=click.Choice(["any", "strict"]), default="any", show_default=True,
-              help="Equal keys: accept any tied vCPU, or require HI first, then host order.")
+              help="Equal keys: accept any tied vCPU, or require the host's queue_order "
+                   "(fifo: inserted first, then host order; host: HI first, then host order).")
 @click.option("--reports", "reports_text", default=None,
               help="Decision kinds the trace records, comma-separated "
                    f"(default: all for JSON Lines: {', '.join(sorted(DECISIONS))}; "
@@ -53,10 +54,13 @@ def conform(host_file, trace_path, trace_format, tolerance_text, policy, ties, r
     """Check that every decision in TRACE is one the Akita rules allow on HOST.toml.
 
     TRACE is a JSON Lines trace (the format of akita simulate --trace) or
-    Linux ftrace text (sched_switch, sched_wakeup); '-' reads stdin. Exit
-    status 0 if the trace conforms, 1 if it has violations, 3 if it holds
-    nothing to check (no decision), 2 on bad input (an empty or unreadable
-    trace, an ftrace with no task mapped).
+    Linux ftrace text (sched_switch, sched_wakeup); '-' reads stdin. Each
+    vCPU's periods start at its VM's phase: declared in HOST.toml (phase =
+    "3ms", or phases = "synchronous"), else taken from a JSON Lines
+    header; an ftrace trace of VMs with neither is refused. Exit status 0
+    if the trace conforms, 1 if it has violations, 3 if it holds nothing
+    to check (no decision), 2 on bad input (an empty or unreadable trace,
+    an ftrace with no task mapped, a phase unknown or contradicted).
     """
     host = load_host(host_file)
     tolerance = parse_duration(tolerance_text, field="--tolerance")
@@ -115,9 +119,22 @@ class _progress:
             self.bar.stop()
 
 
+#: How many VMs' phases the printed report names.
+_PHASES_SHOWN = 6
+
+
+def _phases_line(report) -> str:
+    """Where each period grid started, for people: ``Phases (trace header): web 3ms, db 0ns``."""
+    items = [f"{name} {format_duration(phase)}" for name, phase in report.phases.items()]
+    more = len(items) - _PHASES_SHOWN
+    shown = ", ".join(items[:_PHASES_SHOWN]) + (f" and {more} more" if more > 0 else "")
+    return f"Phases ({report.phase_source}): {shown or 'no VM admitted'}"
+
+
 def _print(report, console: Console | None = None) -> None:
     console = console or Console(highlight=False, width=None if sys.stdout.isatty() else 120)
     console.print(report.summary())
+    console.print(_phases_line(report))
     if report.violations:
         table = Table(title=f"First {len(report.violations)} of {report.total} violations, "
                             "in the order they began")
