@@ -7,7 +7,9 @@ the LO-crit VMs swing more noticeably. However, in our experiment, no VM
 misses deadlines."
 
 Here: ``examples/fig6.toml`` with its first 1, 2 and 3 HI VMs, under
-``akita``.  "Misses no deadline" is read two ways: no HI miss (the
+``akita``, seed 1.  Each VM is created at a phase drawn from the seed
+(``phases = "seeded"``): its periods and its requests start then, so the
+HI VMs' deadlines do not tie.  "Misses no deadline" is read two ways: no HI miss (the
 simulator's account, :doc:`/simulator`), and every VM's p99.9 RTT under
 its period.
 """
@@ -24,6 +26,16 @@ from .plotting import figure, log_axis, save
 
 __all__ = ["Fig6"]
 
+
+
+#: Why memcached-hi1's p99 may grow more than twofold (shown only when it does).
+_HI_SPREAD = (
+    "each HI memcached asks for three times its optimistic budget, so the pCPU is in HI "
+    "mode, where the HI vCPUs run by deadline: with out-of-phase periods their deadlines "
+    "differ, and a request to the VM whose deadline is the latest waits for the other HI "
+    "VMs' queued requests, whereas synchronous periods tie and first in first out serves "
+    "the requests in arrival order. Every p99.9 stays far below the 100 ms period (the "
+    "third claim), which is what the paper's \"expected\" performance is")
 
 
 class Fig6(Experiment):
@@ -62,9 +74,11 @@ class Fig6(Experiment):
         late = [(c, vm) for c, vms in runs.items() for vm, m in vms.items()
                 if m["rtt_ns"]["p999"] >= full.vm(vm).period]
         claims = [
-            Claim("The HI memcached's RTTs stay predictable as HI VMs are added", None,
+            Claim("The HI memcached's RTTs stay predictable as HI VMs are added (judged: "
+                  "its p99 at most doubles)", None,
                   "p99 of memcached-hi1: " + ", ".join(f"{v / 1e6:.3f}" for v in hi_p99) + " ms",
-                  max(hi_p99) <= 2 * min(hi_p99)),
+                  max(hi_p99) <= 2 * min(hi_p99),
+                  "" if max(hi_p99) <= 2 * min(hi_p99) else _HI_SPREAD),
             Claim("The LO memcached's RTTs swing more as HI VMs are added", None,
                   "p99 of memcached-lo: " + ", ".join(f"{v / 1e6:.3f}" for v in lo_p99) + " ms",
                   lo_p99[0] < lo_p99[2]),

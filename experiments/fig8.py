@@ -10,7 +10,10 @@ and their idleness periods as high as possible", while the load balancers
 of its counterparts "spread vCPUs as much as possible".
 
 Here: ``examples/fig8.toml`` (7 pCPUs) with its first 5, 8, 12, 16, 20 and
-24 lookbusy VMs, under ``akita``, ``credit`` and ``cfs``.  The tail growth
+24 lookbusy VMs, under ``akita``, ``credit`` and ``cfs``, seed 1.  Each VM
+is created at a phase drawn from the seed (``phases = "seeded"``): its
+periods and its workload start then, so the lookbusy VMs' 10 ms windows do
+not line up.  The tail growth
 is each policy's p99.9 at 24 VMs over its own at 5 VMs; idle cores are the
 pCPUs that ran nothing for the whole run.  (The pCPUs' total idle time is
 no measure of it: every work-conserving policy leaves the same total idle
@@ -19,6 +22,7 @@ time for the same demand; what first fit changes is where it falls.)
 
 from __future__ import annotations
 
+from fractions import Fraction
 from pathlib import Path
 
 import attrs
@@ -30,6 +34,17 @@ __all__ = ["Fig8"]
 
 POLICIES = ("akita", "credit", "cfs")
 COUNTS = (5, 8, 12, 16, 20, 24)
+
+
+def _size_note(ours: Fraction, paper: int) -> str:
+    """Why a tail growth's size differs from the paper's, when it does by more than half."""
+    if 2 * abs(ours - paper) <= paper:
+        return ""
+    return ("the direction holds, the size differs: the RPC's wait is the lookbusy bursts "
+            "(2.5 ms each) queued on its pCPU when a request arrives; with the VMs created "
+            "at unrelated instants their windows do not line up, so fewer bursts coincide "
+            "than with every VM created at 0 (docs/experiments.rst gives both). The model "
+            "also lacks the request path through dom0's netback or KVM's vhost (issue 15)")
 
 
 class Fig8(Experiment):
@@ -78,7 +93,8 @@ class Fig8(Experiment):
         right.set_ylabel("pCPUs idle for the whole run")
         right.legend()
         plots = save(fig, out, "fig8-tail-idle")
-        growth = {p: tail[p][COUNTS[-1]]["p999"] / tail[p][COUNTS[0]]["p999"] for p in POLICIES}
+        growth = {p: Fraction(tail[p][COUNTS[-1]]["p999"], tail[p][COUNTS[0]]["p999"])
+                  for p in POLICIES}
         low = [tail[p][COUNTS[0]]["p999"] for p in POLICIES]
         rows = [[policy, str(n), f"{tail[policy][n]['p99'] / 1e6:.3f} ms",
                  f"{tail[policy][n]['p999'] / 1e6:.3f} ms", str(idle[policy][n]),
@@ -89,11 +105,12 @@ class Fig8(Experiment):
                   "p99.9 " + ", ".join(f"{p} {v / 1e6:.2f} ms" for p, v in zip(POLICIES, low)),
                   max(low) <= 3 * min(low)),
             Claim("At 24 VMs Xen (credit) lengthens the p99.9 tail", "10x",
-                  f"{growth['credit']:.1f}x", growth["credit"] >= 3),
+                  f"{float(growth['credit']):.1f}x", growth["credit"] >= 3,
+                  _size_note(growth["credit"], 10)),
             Claim("At 24 VMs KVM (CFS) lengthens the p99.9 tail", "5x",
-                  f"{growth['cfs']:.1f}x", growth["cfs"] >= 2),
+                  f"{float(growth['cfs']):.1f}x", growth["cfs"] >= 2, _size_note(growth["cfs"], 5)),
             Claim("Akita keeps the tail whatever the number of VMs", "flat",
-                  f"{growth['akita']:.1f}x", growth["akita"] < 2),
+                  f"{float(growth['akita']):.1f}x", growth["akita"] < 2),
             Claim("Akita keeps more pCPUs idle than the load balancers (Fig. 9)", "more idle",
                   ", ".join(f"{p} {idle[p][COUNTS[0]]}" for p in POLICIES)
                   + " pCPUs never used at 5 VMs",
