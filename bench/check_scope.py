@@ -1,12 +1,16 @@
 """Benchmark: how far the Z3 check of the HI guarantee reaches.
 
     python bench/check_scope.py [--per-cell 3] [--timeout 60] [--seed 0]
+                                [--phases every|synchronous]
 
 For n = 2..7 vCPUs on one pCPU and hyperperiod limits of 60, 120 and 240
 ticks, draws ``--per-cell`` admitted pCPUs with x < 1 (seeded; periods from
 divisors of 240, half the vCPUs HI), checks the HI guarantee over one
 hyperperiod (:func:`akita.proofs.hi_guarantee.check_hi_guarantee`) and prints
-the verdicts and the seconds (build + solve) per pCPU.
+the verdicts and the seconds (build + solve) per pCPU.  ``--phases every``
+(the default, what ``akita check`` does for a seeded host) leaves every VM's
+phase symbolic; ``--phases synchronous`` fixes them all at 0, the scope of
+the check before phases existed.  The same seed draws the same pCPUs in both.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import time
 
 from akita.model.smt.pcpu import TickPCPU
 from akita.proofs.hi_guarantee import check_hi_guarantee
-from akita.proofs.pcpus import random_pcpu
+from akita.proofs.pcpus import random_pcpu, synchronous
 
 PERIODS = (10, 12, 15, 16, 20, 24, 30, 40, 48, 60, 80, 120, 240)
 
@@ -45,15 +49,19 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--sizes", default="2,3,4,5,6,7")
     parser.add_argument("--limits", default="60,120,240")
+    parser.add_argument("--phases", choices=("every", "synchronous"), default="every")
     args = parser.parse_args()
     rng = random.Random(args.seed)
-    print(f"HI guarantee over one hyperperiod; timeout {args.timeout:.0f} s per pCPU")
+    print(f"HI guarantee over one hyperperiod, {args.phases} phases; "
+          f"timeout {args.timeout:.0f} s per pCPU")
     print(" n  hyperperiod  verdicts (seconds each)")
     for n in map(int, args.sizes.split(",")):
         for limit in map(int, args.limits.split(",")):
             cells = []
             for _ in range(args.per_cell):
                 pcpu = draw_pcpu(rng, n, limit)
+                if args.phases == "synchronous":
+                    pcpu = synchronous(pcpu)
                 start = time.perf_counter()
                 verdict = check_hi_guarantee(pcpu, pcpu.hyperperiod(), args.timeout)
                 cells.append(f"{verdict.verdict} {time.perf_counter() - start:.1f}"

@@ -9,9 +9,10 @@ increased by 96% and 93% under Xen and KVM".
 
 Here: ``examples/fig5.toml`` as shipped, under ``akita``, ``credit`` and
 ``cfs``, seed 1; "alone" is the same file without the lookbusy VMs.  Its
-memcached serves Poisson requests at the paper's load, 5000/s of 50 us each
-on average, 25% of the pCPU (the paper: "the Memcached VM utilizes around
-25% of the CPU time"); the three lookbusy VMs burn 25% of every 10 ms,
+memcached serves the paper's load: "50 concurrent connections, each sending
+700 requests per second with exponential inter-arrivals", 35,000/s of 7.14
+us each on average, 25% of the pCPU (the paper: "the Memcached VM utilizes
+around 25% of the CPU time"); the three lookbusy VMs burn 25% of every 10 ms,
 their windows a third of a window apart.  Each VM is created at a phase
 drawn from the seed (``phases = "seeded"``, :mod:`akita.model.phases`):
 its periods and its workload start then, as on a host whose VMs were
@@ -94,9 +95,8 @@ def _size_note(ours: float, paper: float, host: Host) -> str:
             "its requests queue as at a server at saturation, so the tail has no steady "
             "value and grows with the run's length (docs/experiments.rst gives it over "
             "runs of 5 to 30 s). The model also lacks the request path through dom0's netback "
-            f"or KVM's vhost (issue 15), and serves {mc.rate} requests/s of "
-            f"{(mc.service or 0) / 1000:g} us each where the paper's 50 connections sent "
-            "35000/s")
+            f"or KVM's vhost (issue 15); memcached's {mc.rate} requests/s of "
+            f"{(mc.service or 0) / 1000:g} us each reach its vCPU directly")
 
 
 def measure(crowded: Host, duration: int, policies: tuple[str, ...] = POLICIES,

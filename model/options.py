@@ -56,7 +56,7 @@ class SchedulerOptions:
         ``phase`` starts (R2): ``"synchronous"``, at 0 for every vCPU (the
         default: EDF's critical instant, and a host file means what it
         meant before phases existed); or ``"seeded"``, drawn from the run's
-        seed (:mod:`~.phases`), as the timers of vCPUs created at unrelated
+        seed (:mod:`akita.model.phases`), as the timers of vCPUs created at unrelated
         instants are.
     :param queue_order: how equal keys are ordered: ``"fifo"``, in the
         order the vCPUs were inserted in the run queue, a descheduled

@@ -60,7 +60,7 @@ class VM:
         baselines only (:class:`~.share.Share`).
     :param phase: the instant in ns its vCPUs' first period starts (R2),
         ``0 <= phase < period``; ``None`` for the host's default
-        (:attr:`~.options.SchedulerOptions.phases`, :mod:`~.phases`).
+        (:attr:`~.options.SchedulerOptions.phases`, :mod:`akita.model.phases`).
     :raises ModelError: naming the VM and the field that breaks R1.
     """
 

@@ -5,7 +5,7 @@ reports each decision the rules do not allow as a :class:`Violation` with
 its rule id; :func:`conform` runs it over a whole trace; :func:`read_jsonl`
 and :func:`read_ftrace` read the two trace formats it takes;
 :func:`trace_phases` and :func:`resolve_oracle_phases` say where each
-vCPU's periods start (:mod:`.phases`).
+vCPU's periods start (:mod:`akita.oracle.phases`).
 """
 
 from akita.reference.trace import TraceError

@@ -7,7 +7,7 @@ span (``duration_ns``) and every decision kind; ftrace records only
 dispatches and idles, and needs the host's ``[trace_map]`` (plus any extra
 ``task -> VM/i`` pairs) to know which task runs which vCPU.
 
-Each vCPU's periods start at its VM's phase (:mod:`.phases`): the host
+Each vCPU's periods start at its VM's phase (:mod:`akita.oracle.phases`): the host
 file's declaration, else the phase a JSON Lines header's host gives.  An
 ftrace trace has no header, so a VM of a ``phases = "seeded"`` host that
 declares no phase is refused before the trace is read; so is a header

@@ -76,7 +76,7 @@ by default, the time of the first ``sched_switch``, ``sched_wakeup`` or
 origin: the first period of a vCPU of phase ``p`` begins at ``t = p``, the
 next at ``p + T``, and so on.  A kernel trace carries no phases, so the
 host file must declare them (``phase = "3ms"`` per VM, or ``phases =
-"synchronous"``; :mod:`.phases`); choose ``origin_ns`` as the instant
+"synchronous"``; :mod:`akita.oracle.phases`); choose ``origin_ns`` as the instant
 those phases are measured from.
 
 What a kernel trace cannot tell

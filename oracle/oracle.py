@@ -9,7 +9,7 @@ are its bookkeeping, checked too when present.
 
 The oracle keeps its own account of every vCPU by the rules alone
 (:mod:`.shadow`), driven by the inputs and by which vCPU the implementation
-ran -- each vCPU's period grid from its VM's phase (:mod:`.phases`), its
+ran -- each vCPU's period grid from its VM's phase (:mod:`akita.oracle.phases`), its
 ``x`` by the host's ``x_rule``, its place among equal keys by the host's
 ``queue_order`` -- and checks the decisions against it:
 
@@ -114,8 +114,8 @@ class Oracle:
         periodic servers ordered by actual deadlines, with no modes and no
         temperatures, as :mod:`akita.reference.policies.edf` schedules them.
     :param phases: the phases a trace claims, by VM name (its header's,
-        :func:`.phases.trace_phases`); merged with the host's declarations
-        by :func:`.phases.resolve_oracle_phases`, which refuses a VM whose
+        :func:`akita.oracle.phases.trace_phases`); merged with the host's declarations
+        by :func:`akita.oracle.phases.resolve_oracle_phases`, which refuses a VM whose
         phase is unknown or claimed other than declared.
     """
 

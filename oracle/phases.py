@@ -26,7 +26,7 @@ is refused (:class:`PhaseError`, one line, exit 2 at the command line):
 judging it by the file would bury the one cause under a wall of R2
 findings, and judging it by the header would pass an implementation that
 ignored a declared phase -- a deliberately wrong variant that
-``tests/oracle/test_timing.py`` shows is refused, not passed.  Where neither
+``tests/oracle/test_oracle_timing.py`` shows is refused, not passed.  Where neither
 gives one (an ftrace trace of a seeded host, or a hand-written JSON Lines
 header without a host), the phase is *unknown* and the trace is refused
 too, naming the VMs and how to declare them.

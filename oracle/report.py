@@ -124,9 +124,9 @@ def conform(host: Host, events: Iterable[dict[str, Any]], *, end: int | None = N
         ``duration_ns``); obligations still open then are judged at it.
     :param progress: called with the number of events read, every 65,536.
     :param phases: the phases the trace claims (a JSONL header's,
-        :func:`~.phases.trace_phases`), merged with the host's declarations.
+        :func:`~akita.oracle.phases.trace_phases`), merged with the host's declarations.
     :raises PhaseError: before any event is read, when a VM's phase is
-        unknown or claimed other than declared (:mod:`.phases`).
+        unknown or claimed other than declared (:mod:`akita.oracle.phases`).
     """
     try:
         oracle = Oracle(host, tolerance=tolerance, ties=ties, reports=reports, keep=keep,

@@ -6,7 +6,7 @@ passage of time; budgets, deadlines, virtual deadlines, consumption,
 temperatures and run-queue insertion instants it computes itself, by rules
 R2, R3, R5 and R8 and the host's queue order:
 
-* **R2** a vCPU of phase ``p`` (:mod:`.phases`) starts its periods at
+* **R2** a vCPU of phase ``p`` (:mod:`akita.oracle.phases`) starts its periods at
   ``p, p + T, p + 2T, ...``; before ``p`` it is inactive (budget 0) with
   the deadline ``p``.  At a period start ``s`` its budget is refilled
   (``C_opt`` LO, ``C_pes`` HI), its deadline set to ``s + T`` and, for a HI

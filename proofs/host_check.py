@@ -1,8 +1,12 @@
 """The HI guarantee of every pCPU of a host, as ``akita check`` decides it.
 
 The host is placed by first fit (R12); each pCPU is scaled to ticks (the gcd
-of its vCPUs' times) and its HI guarantee checked over every behaviour in a
-horizon of whole hyperperiods (:mod:`.hi_guarantee`).  A pCPU whose horizon
+of its vCPUs' times and declared phases) and its HI guarantee checked over
+every behaviour in a horizon of whole hyperperiods (:mod:`.hi_guarantee`),
+for the phases the host can have: a VM's declared phase, 0 under ``phases =
+"synchronous"``, and every phase on the tick grid under ``"seeded"``
+(:func:`akita.model.smt.pcpu.tick_pcpu`; seeded phases are drawn on whole
+microseconds, so a tick coarser than 1 us covers only those on its grid).  A pCPU whose horizon
 exceeds ``max_ticks`` is answered ``unknown`` with that reason, never
 guessed.
 

@@ -1,9 +1,10 @@
 """From a tick-level behaviour to files ``akita simulate`` replays, and back.
 
-A behaviour gives, for each vCPU of one pCPU and each of its periods, the
-demand (in ticks) of the job released at the period start, or 0 for none.
-:func:`save_replay` writes it as a host file -- one single-vCPU VM per vCPU,
-in the pCPU's order, on one pCPU, with the original options and test -- and
+A behaviour gives each vCPU of one pCPU its phase (in ticks) and, for each
+of its periods, the demand (in ticks) of the job released at the period
+start ``phase + k T``, or 0 for none.  :func:`save_replay` writes it as a
+host file -- one single-vCPU VM per vCPU, in the pCPU's order, on one pCPU,
+each with its ``phase`` declared, with the original options and test -- and
 one trace file per vCPU.  :func:`reference_schedule` runs the reference
 scheduler on such files and reads back which vCPU ran in each tick: the
 cross-check's other half.
@@ -14,13 +15,15 @@ from __future__ import annotations
 import io
 import os
 from pathlib import Path
+from typing import Sequence
 
 import z3
 
 from akita.model import VM, Criticality, Host, SchedulerOptions, Workload, dumps_host, load_host
 from akita.model.smt.pcpu import TickPCPU, Unrolling
 
-__all__ = ["behaviour_of", "schedule_of", "save_replay", "reference_schedule", "replay_name"]
+__all__ = ["behaviour_of", "phases_of", "schedule_of", "save_replay", "reference_schedule",
+           "replay_name"]
 
 
 def replay_name(vcpu_name: str) -> str:
@@ -36,6 +39,16 @@ def behaviour_of(unrolling: Unrolling, model: z3.ModelRef) -> dict[tuple[int, in
     }
 
 
+def phases_of(unrolling: Unrolling, model: z3.ModelRef) -> tuple[int, ...]:
+    """Each vCPU's phase in ticks under *model* (fixed ones as they are)."""
+    phases = []
+    for i in range(len(unrolling.pcpu.vcpus)):
+        phase = unrolling.phase(i)
+        phases.append(phase if isinstance(phase, int)
+                      else model.eval(phase, model_completion=True).as_long())
+    return tuple(phases)
+
+
 def schedule_of(unrolling: Unrolling, model: z3.ModelRef) -> list[str | None]:
     """Which vCPU runs in each tick under *model* (``None``: idle)."""
     names = [v.name for v in unrolling.pcpu.vcpus]
@@ -46,37 +59,48 @@ def schedule_of(unrolling: Unrolling, model: z3.ModelRef) -> list[str | None]:
     return schedule
 
 
-def replay_host(pcpu: TickPCPU, behaviour: dict[tuple[int, int], int], folder: Path) -> Host:
-    """Write the trace files of *behaviour* into *folder*; return the replay host."""
+def replay_host(pcpu: TickPCPU, behaviour: dict[tuple[int, int], int], folder: Path,
+                phases: Sequence[int] | None = None) -> Host:
+    """Write the trace files of *behaviour* into *folder*; return the replay host.
+
+    *phases* (ticks, one per vCPU; default: the vCPUs' own, 0 where symbolic)
+    are declared on the VMs, so the replay needs no seed.  A VM is created at
+    its phase and its trace counts from then (:mod:`akita.reference.workloads`),
+    so the job of period ``k`` is at ``k T`` in the trace file.
+    """
     tick = pcpu.tick
+    phases = tuple(phases) if phases is not None else tuple(v.phase or 0 for v in pcpu.vcpus)
     vms = []
     for i, v in enumerate(pcpu.vcpus):
         path = folder / f"{replay_name(v.name)}.csv"
         lines = ["# arrival, demand"] + [
-            f"{k * v.period * tick}ns, {d * tick}ns"
+            f"{k * v.period * tick}ns, {d * tick}ns"  # from the VM's creation, at its phase
             for (j, k), d in sorted(behaviour.items()) if j == i and d > 0
         ]
         path.write_text("\n".join(lines) + "\n")
         vms.append(VM(
             replay_name(v.name), Criticality.HI if v.hi else Criticality.LO, v.period * tick,
             v.c_opt * tick, None if v.c_pes is None else v.c_pes * tick,
-            workload=Workload("trace", path=str(path.resolve())),
+            workload=Workload("trace", path=str(path.resolve())), phase=phases[i] * tick,
         ))
     options = SchedulerOptions(initial_temperature=pcpu.initial_temperature,
                                hi_mode_deadline=pcpu.hi_mode_deadline,
-                               lo_in_hi_mode=pcpu.lo_in_hi_mode)
+                               lo_in_hi_mode=pcpu.lo_in_hi_mode,
+                               queue_order=pcpu.queue_order, hi_mode_order=pcpu.hi_mode_order,
+                               x_rule=pcpu.x_rule)
     return Host(1, vms, test=pcpu.test, options=options)
 
 
 def save_replay(pcpu: TickPCPU, behaviour: dict[tuple[int, int], int],
-                folder: str | os.PathLike) -> Path:
+                folder: str | os.PathLike, phases: Sequence[int] | None = None) -> Path:
     """Write ``host.toml`` and the trace files of *behaviour* into *folder*; return the host file.
 
-    Trace paths in the host file are relative to it, so the folder can be moved.
+    Each VM declares its *phase* (:func:`replay_host`).  Trace paths in the
+    host file are relative to it, so the folder can be moved.
     """
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    host = replay_host(pcpu, behaviour, folder)
+    host = replay_host(pcpu, behaviour, folder, phases)
     text = dumps_host(host).replace(str(folder.resolve()) + os.sep, "")
     path = folder / "host.toml"
     path.write_text(text)

@@ -25,14 +25,26 @@ from akita.model.smt.pcpu import TickPCPU, Unrolling, unroll
 
 from .limits import Deadline, LimitReached, explain_unknown, within
 from .obligation import Declarations
-from .replay import behaviour_of, save_replay, schedule_of
+from .replay import behaviour_of, phases_of, save_replay, schedule_of
 from .verdict import ProofVerdict
 
-__all__ = ["ScheduleClaim", "check_schedule", "describe", "on_pcpu", "scope_of"]
+__all__ = ["ScheduleClaim", "check_schedule", "describe", "on_pcpu", "phases_text", "scope_of"]
 
 #: ``claim(pcpu, horizon, timeout) -> ProofVerdict``: a claim about one pCPU's schedule;
 #: its docstring is the statement.
 ScheduleClaim = Callable[[TickPCPU, int, float], ProofVerdict]
+
+
+def phases_text(pcpu: TickPCPU) -> str:
+    """The phases a check covers, in words: every phase, or the fixed ones."""
+    fixed = [v.phase for v in pcpu.vcpus]
+    if all(p is None for p in fixed):
+        return "every phase of every VM (on the tick grid)"
+    if all(p == 0 for p in fixed):
+        return "synchronous phases (all 0)"
+    return "phases " + ", ".join(
+        f"{v.name} {'any' if v.phase is None else format_duration(v.phase * pcpu.tick)}"
+        for v in pcpu.vcpus)
 
 
 def scope_of(pcpu: TickPCPU, horizon: int) -> str:
@@ -40,9 +52,9 @@ def scope_of(pcpu: TickPCPU, horizon: int) -> str:
     names = ", ".join(v.name for v in pcpu.vcpus)
     count = f"{len(pcpu.vcpus)} vCPU" + ("" if len(pcpu.vcpus) == 1 else "s")
     ticks = f"{horizon} tick" + ("" if horizon == 1 else "s")
-    return (f"{count} ({names}), {ticks} of "
-            f"{format_duration(pcpu.tick)} from a synchronous start, a job of any demand "
-            f"up to its cap or none at each period start")
+    return (f"{count} ({names}), {ticks} of {format_duration(pcpu.tick)} from an idle start "
+            f"in LO mode, {phases_text(pcpu)}, a job of any demand up to its cap or none at "
+            f"each period start")
 
 
 def on_pcpu(declare: Declarations, pcpu: TickPCPU, horizon: int, *, rules: tuple[str, ...],
@@ -73,6 +85,7 @@ def check_schedule(
     caps: Sequence[int] | None = None,
     save_to: str | Path | None = None,
     deadline: Deadline | None = None,
+    anchored: bool = False,
 ) -> ProofVerdict:
     """Whether some behaviour of *pcpu* within *horizon* ticks satisfies *violation*.
 
@@ -80,11 +93,13 @@ def check_schedule(
     unrolling stops once it has passed, and Z3 gets only the seconds left
     (:mod:`akita.proofs.limits`).  A *deadline* set earlier (e.g. when a host check
     started on this pCPU) takes the place of *timeout*.  A limit reached
-    answers ``unknown`` with the limit and where it was reached.
+    answers ``unknown`` with the limit and where it was reached.  *anchored*
+    (:func:`akita.model.smt.pcpu.unroll`) is for a violation that a shift in
+    time preserves.
     """
     deadline = deadline if deadline is not None else Deadline(timeout)
     try:
-        unrolling = unroll(pcpu, horizon, caps=caps, watch=deadline.watch)
+        unrolling = unroll(pcpu, horizon, caps=caps, anchored=anchored, watch=deadline.watch)
         unrolling.constraints.add(f"violation: {what}", violation(unrolling))
         if deadline.passed():
             return ProofVerdict.unknown(
@@ -113,24 +128,28 @@ def _search(unrolling: Unrolling, what: str, deadline: Deadline,
     example = describe(unrolling, answer.model, what)
     if save_to is not None:
         example["replay"] = str(save_replay(unrolling.pcpu, behaviour_of(unrolling, answer.model),
-                                            save_to))
+                                            save_to, phases_of(unrolling, answer.model)))
     return ProofVerdict.refuted(example, example["text"])
 
 
 def describe(unrolling: Unrolling, model: z3.ModelRef, what: str) -> dict[str, Any]:
-    """A counterexample in domain words: the jobs, the misses, the schedule."""
+    """A counterexample in domain words: the phases, the jobs, the misses, the schedule."""
     pcpu = unrolling.pcpu
     tick = pcpu.tick
     vcpus = pcpu.vcpus
+    phases = phases_of(unrolling, model)
     behaviour = behaviour_of(unrolling, model)
+
+    def start(i: int, k: int) -> int:
+        return (phases[i] + k * vcpus[i].period) * tick
+
     jobs: list[dict[str, Any]] = [
-        {"vcpu": vcpus[i].name, "period": k, "release_ns": k * vcpus[i].period * tick,
-         "demand_ns": demand * tick}
-        for (i, k), demand in sorted(behaviour.items(), key=lambda e: (e[0][1] * vcpus[e[0][0]].period, e[0][0]))
+        {"vcpu": vcpus[i].name, "period": k, "release_ns": start(i, k), "demand_ns": demand * tick}
+        for (i, k), demand in sorted(behaviour.items(), key=lambda e: (start(*e[0]), e[0][0]))
         if demand > 0
     ]
     misses: list[dict[str, Any]] = [
-        {"vcpu": vcpus[i].name, "period": k, "deadline_ns": (k + 1) * vcpus[i].period * tick}
+        {"vcpu": vcpus[i].name, "period": k, "deadline_ns": start(i, k + 1)}
         for (i, k), short in sorted(unrolling.misses.items())
         if z3.is_true(model.eval(short, model_completion=True))
     ]
@@ -140,13 +159,16 @@ def describe(unrolling: Unrolling, model: z3.ModelRef, what: str) -> dict[str, A
             runs[-1][1] = (t + 1) * tick
         else:
             runs.append([t * tick, (t + 1) * tick, name])
+    phase_text = ", ".join(f"{v.name} {format_duration(phases[i] * tick)}"
+                           for i, v in enumerate(vcpus))
     job_text = "; ".join(
         f"{j['vcpu']} {format_duration(j['demand_ns'])} at {format_duration(j['release_ns'])}"
         for j in jobs) or "none"
     miss_text = "; ".join(
         f"{m['vcpu']} is served less than it is owed in period {m['period']} "
         f"(deadline {format_duration(m['deadline_ns'])})" for m in misses)
-    text = f"{what}: {miss_text or 'see schedule'}; jobs: {job_text}"
+    text = f"{what}: {miss_text or 'see schedule'}; phases: {phase_text}; jobs: {job_text}"
     return {"text": text, "tick_ns": tick, "horizon_ns": unrolling.horizon * tick,
+            "phases": {v.name: phases[i] * tick for i, v in enumerate(vcpus)},
             "jobs": jobs, "misses": misses,
             "schedule": [{"from_ns": a, "to_ns": b, "vcpu": name} for a, b, name in runs]}

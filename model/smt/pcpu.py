@@ -53,7 +53,7 @@ from ..options import HI_MODE_ORDERS, QUEUE_ORDERS
 from ..vm import VM
 from .fold import and_, as_bool, ite, le, lt, not_, or_
 from .grid import Cond, Grid, Term, grid
-from .keys import Key, before, deadline_key, virtual_key
+from .keys import Key, before, deadline_key, no_key, virtual_key
 from .named import Constraints
 
 __all__ = [
@@ -216,9 +216,9 @@ def tick_pcpu(host: Host, placement: Placement, cpu: int, policy: str = "akita")
     The tick is the gcd of every period, budget and declared phase on the
     pCPU, so every event of the reference falls on a whole tick.  A vCPU's
     phase is its VM's declared one, 0 under ``phases = "synchronous"``, and
-    otherwise ``None``: every phase (a ``"seeded"`` phase is a multiple of
-    its VM's ``gcd(T, C_opt, C_pes)``, hence of the tick, so the check covers
-    whatever seed draws it; :mod:`akita.model.phases`).  ``x`` is the
+    otherwise ``None``: every phase on the tick grid.  (``"seeded"`` draws
+    phases on whole microseconds, :mod:`akita.model.phases`; a tick coarser
+    than that covers only the drawn phases that fall on it.)  ``x`` is the
     scheduler's (:func:`_x`), not necessarily the verdict's.
     """
     load = placement.pcpus[cpu]
@@ -312,10 +312,12 @@ Tie = Callable[[int, int], Cond]
 
 
 def _tie(pcpu: TickPCPU, ins: Terms) -> Tie:
-    """``queue_order``: ``(ins, host order)`` for ``fifo``; ``(HI first, host order)`` for ``host``."""
+    """``queue_order``: ``(ins, host order)`` for ``fifo``; ``(HI first, host order)`` for
+    ``host``."""
     vs = pcpu.vcpus
     if not pcpu.fifo:
-        return lambda j, i: (0 if vs[j].hi else 1, vs[j].order) < (0 if vs[i].hi else 1, vs[i].order)
+        rank = [(0 if v.hi else 1, v.order) for v in vs]
+        return lambda j, i: rank[j] < rank[i]
     return lambda j, i: le(ins[j], ins[i]) if vs[j].order < vs[i].order else lt(ins[j], ins[i])
 
 
@@ -325,7 +327,13 @@ Tier = tuple[list[Cond], list[Key]]
 
 def _tiers(pcpu: TickPCPU, eligible: list[Cond], background: list[Cond], keys: Keys,
            mode_hi: bool) -> list[Tier]:
-    """The tiers in the order they are served (R4; in HI mode R6, R7 by ``hi_mode_order``)."""
+    """The tiers in the order they are served (R4; in HI mode R6, R7 by ``hi_mode_order``).
+
+    HI mode, ``hi-first``: active HI by HI-mode key, inactive HI by deadline,
+    active LO (if ``lo_in_hi_mode``) in queue order alone (HI mode ignores LO
+    deadlines: key 0), inactive LO by deadline.  ``budget-first``: active HI,
+    active LO by deadline, then every inactive vCPU by deadline.
+    """
     vs = pcpu.vcpus
     deadline, virtual = keys
     if not pcpu.akita:
@@ -342,13 +350,15 @@ def _tiers(pcpu: TickPCPU, eligible: list[Cond], background: list[Cond], keys: K
     his, his_bg, los, los_bg = (only(eligible, True), only(background, True),
                                 only(eligible, False), only(background, False))
     lo_first = pcpu.variant == "lo-first-in-hi-mode"
-    if pcpu.hi_mode_order == "hi-first":
-        tiers = [(his, hi_key), (his_bg, deadline), (los, deadline), (los_bg, deadline)]
+    if pcpu.hi_mode_order == "hi-first":  # LO vCPUs' deadlines are ignored: queue order only
+        zero = [no_key() for _ in vs]
+        tiers = [(his, hi_key), (his_bg, deadline), (los, zero), (los_bg, deadline)]
     else:
         tiers = [(his, hi_key), (los, deadline),
                  ([or_(a, b) for a, b in zip(his_bg, los_bg)], deadline)]
     if lo_first:  # LO with budget ahead of everything else, as the mutant picks
-        tiers = [(los, deadline)] + [tier for tier in tiers if tier[0] is not los]
+        tiers = [tier for tier in tiers if tier[0] is los] + [
+            tier for tier in tiers if tier[0] is not los]
     return tiers
 
 
@@ -636,7 +646,8 @@ def _misses(pcpu: TickPCPU, shorts: Shorts, horizon: int, cs: Constraints) -> Jo
     for (i, k), cases in sorted(by_period.items()):
         name = pcpu.vcpus[i].name
         misses[i, k] = z3.Bool(f"{name} short in period {k}")
-        cs.add(f"{name} period {k}: HI miss iff served < owed", misses[i, k] == as_bool(or_(*cases)))
+        cs.add(f"{name} period {k}: HI miss iff served < owed",
+               misses[i, k] == as_bool(or_(*cases)))
     return misses
 
 

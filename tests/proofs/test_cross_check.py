@@ -1,9 +1,14 @@
 """Cross-check: the event-driven reference and the unit-tick Z3 model schedule alike.
 
 With integer parameters every event of the reference falls on a whole tick, so
-for the same releases and demands both must run the same vCPU in every tick,
-and count the same HI misses.  A fast slice runs in CI; ``pytest -m slow``
-runs the long one.
+for the same phases, releases and demands both must run the same vCPU in every
+tick, and count the same HI misses.  Hypothesis draws the pCPU, each VM's phase
+(declared in the host, on the tick grid), the options -- the defaults
+(``queue_order = "fifo"``, ``hi_mode_order = "hi-first"``, ``x_rule = "eq4"``)
+or the legacy ones (``"host"``, ``"budget-first"``, ``"baruah"``) -- and whether
+the model's phases are fixed or symbolic and pinned by a constraint to the
+drawn ones (the encoding the proofs use).  A fast slice runs in CI;
+``pytest -m slow`` runs the long one.
 """
 
 import tempfile
@@ -16,51 +21,79 @@ from hypothesis import strategies as st
 from akita.model import VM, Criticality, Host, SchedulerOptions, first_fit
 from akita.model.smt.named import solve
 from akita.model.smt.pcpu import tick_pcpu, unroll
-from akita.proofs.replay import behaviour_of, reference_schedule, save_replay, schedule_of
+from akita.proofs.replay import (
+    behaviour_of,
+    phases_of,
+    reference_schedule,
+    save_replay,
+    schedule_of,
+)
 
 STEP = 100_000  # 0.1 ms
+
+#: The options of issue 11: the defaults, and the legacy ones as one set.
+ORDERS = {
+    "default": {"queue_order": "fifo", "hi_mode_order": "hi-first", "x_rule": "eq4"},
+    "legacy": {"queue_order": "host", "hi_mode_order": "budget-first", "x_rule": "baruah"},
+}
 
 
 @st.composite
 def concrete_pcpus(draw):
-    """One pCPU of 1-4 vCPUs (periods 1-6 ms, budgets in 0.1 ms), options drawn too."""
+    """One pCPU of 1-4 vCPUs (periods 1-6 ms, budgets and phases in 0.1 ms), options drawn too."""
     vms = []
     for i in range(draw(st.integers(1, 4))):
         period = draw(st.sampled_from([10, 20, 30, 40, 60]))
         hi = draw(st.booleans())
         c_opt = draw(st.integers(1, period // 2))
         c_pes = draw(st.integers(c_opt, period)) if hi else None
+        phase = draw(st.integers(0, period - 1))
         vms.append(VM(f"v{i}", Criticality.HI if hi else Criticality.LO, period * STEP,
-                      c_opt * STEP, None if c_pes is None else c_pes * STEP))
+                      c_opt * STEP, None if c_pes is None else c_pes * STEP, phase=phase * STEP))
     options = SchedulerOptions(
         initial_temperature=draw(st.integers(1, 3)),
         hi_mode_deadline=draw(st.sampled_from(["actual", "virtual"])),
         lo_in_hi_mode=draw(st.booleans()),
+        **ORDERS[draw(st.sampled_from(sorted(ORDERS)))],
     )
     host = Host(1, vms, test=draw(st.sampled_from(["edf-vd", "edf"])), options=options)
     policy = draw(st.sampled_from(["akita", "edf"]))
-    return host, policy, draw(st.randoms(use_true_random=False))
+    return host, policy, draw(st.booleans()), draw(st.randoms(use_true_random=False))
 
 
-def assert_same_schedule(host, policy, rng):
-    placement = first_fit(host)
-    assume(placement.pcpus[0].vcpus)  # an empty pCPU has no schedule to compare
-    pcpu = tick_pcpu(host, placement, 0, policy)
-    horizon = min(2 * pcpu.hyperperiod(), 120)
-    unrolling = unroll(pcpu, horizon)
+def model_schedule(pcpu, horizon, symbolic, rng):
+    """Solve the unrolling for one concrete behaviour; return it, the model and the schedule."""
+    n = len(pcpu.vcpus)
+    unrolling = unroll(pcpu, horizon, phases=[None] * n if symbolic else None)
+    for i, v in enumerate(pcpu.vcpus):
+        if symbolic:
+            unrolling.constraints.add(f"phase {i}", unrolling.phase(i) == v.phase)
+        else:
+            assert unrolling.phase(i) == v.phase
     for (i, k), demand in unrolling.demand.items():
         cap = pcpu.vcpus[i].full
         unrolling.constraints.add(f"fixed {i},{k}", demand == rng.choice([0, rng.randint(1, cap)]))
     answer = solve(unrolling.constraints, timeout=60)
     assert answer.status == "sat"
-    model_schedule = schedule_of(unrolling, answer.model)
+    assert phases_of(unrolling, answer.model) == tuple(v.phase for v in pcpu.vcpus)
+    return unrolling, answer.model
+
+
+def assert_same_schedule(host, policy, symbolic, rng):
+    placement = first_fit(host)
+    assume(placement.pcpus[0].vcpus)  # an empty pCPU has no schedule to compare
+    pcpu = tick_pcpu(host, placement, 0, policy)
+    assert all(v.phase is not None for v in pcpu.vcpus)  # declared: on the tick grid
+    horizon = min(2 * pcpu.hyperperiod(), 120)
+    unrolling, model = model_schedule(pcpu, horizon, symbolic, rng)
     with tempfile.TemporaryDirectory() as folder:
-        host_file = save_replay(pcpu, behaviour_of(unrolling, answer.model), folder)
+        host_file = save_replay(pcpu, behaviour_of(unrolling, model), folder,
+                                phases_of(unrolling, model))
         ref_schedule, ref_misses = reference_schedule(host_file, pcpu, horizon, policy)
-    assert model_schedule == ref_schedule
+    assert schedule_of(unrolling, model) == ref_schedule
     model_misses = {v.name: 0 for v in pcpu.vcpus}
     for (i, _), short in unrolling.misses.items():
-        model_misses[pcpu.vcpus[i].name] += z3.is_true(answer.model.eval(short, model_completion=True))
+        model_misses[pcpu.vcpus[i].name] += z3.is_true(model.eval(short, model_completion=True))
     assert model_misses == ref_misses
 
 

@@ -9,7 +9,7 @@ from akita.cli import run
 from akita.proofs import manifest
 from akita.proofs.hi_guarantee import check_hi_guarantee
 from akita.proofs.obligation import Obligation
-from akita.proofs.pcpus import carry_over, two_hi
+from akita.proofs.pcpus import carry_over, staggered, two_hi
 from akita.proofs.replay import reference_schedule
 from repo import EXAMPLES
 
@@ -34,13 +34,14 @@ def test_the_control_check_can_fail():
     assert manifest.uncontrolled([safety, control]) == []
 
 
-@pytest.mark.parametrize("pcpu, policy", [
-    (carry_over(test="edf"), "akita"),   # no virtual deadlines
-    (carry_over(policy="edf"), "edf"),   # the edf policy
-    (two_hi("virtual"), "akita"),        # virtual deadlines in HI mode
+@pytest.mark.parametrize("pcpu, policy, hyperperiods", [  # as the controls check them
+    (carry_over(test="edf"), "akita", 3),   # no virtual deadlines
+    (carry_over(policy="edf"), "edf", 3),   # the edf policy
+    (two_hi("virtual"), "akita", 1),        # virtual deadlines in HI mode
+    (staggered(), "akita", 3),              # out of phase only
 ])
-def test_counterexamples_replay_to_the_same_miss(pcpu, policy):
-    horizon = 3 * pcpu.hyperperiod()
+def test_counterexamples_replay_to_the_same_miss(pcpu, policy, hyperperiods):
+    horizon = hyperperiods * pcpu.hyperperiod()
     with tempfile.TemporaryDirectory() as folder:
         verdict = check_hi_guarantee(pcpu, horizon, 60, save_to=folder)
         assert verdict.verdict == "refuted"
@@ -48,6 +49,7 @@ def test_counterexamples_replay_to_the_same_miss(pcpu, policy):
         _, misses = reference_schedule(example["replay"], pcpu, horizon, policy)
     missed = {m["vcpu"] for m in example["misses"]}
     assert missed and all(misses[name] >= 1 for name in missed)
+    assert set(example["phases"]) == {v.name for v in pcpu.vcpus}
 
 
 def check(capsys, *args):
@@ -88,6 +90,47 @@ def test_check_cli_proves_under_akita_and_refutes_under_edf(capsys, tmp_path):
                   "--duration", f"{example['horizon_ns'] + 1}ns"])
     sim = json.loads(capsys.readouterr().out)
     assert status == 0 and sim["vms"]["hi-0"]["hi_misses"] >= 1
+
+
+STAGGERED = """[host]
+pcpus = 1
+test = "edf"
+phases = "seeded"
+[[vm]]
+name = "hi"
+criticality = "HI"
+period = "4ms"
+c_opt = "1ms"
+c_pes = "3ms"
+[[vm]]
+name = "lo"
+criticality = "LO"
+period = "4ms"
+c_opt = "3ms"
+"""
+
+
+def test_check_cli_reports_and_saves_the_phases_of_a_counterexample(capsys, tmp_path):
+    host = tmp_path / "staggered.toml"
+    host.write_text(STAGGERED)
+    status, out, _ = check(capsys, host, "--save", tmp_path / "cex")
+    assert status == 1 and "phases: hi/0" in out and "every phase" in out
+    status, out, _ = check(capsys, host, "--save", tmp_path / "cex", "--json")
+    example = json.loads(out)["pcpus"][0]["counterexample"]
+    assert status == 1 and set(example["phases"]) == {"hi/0", "lo/0"}
+    saved = (tmp_path / "cex" / "pcpu0" / "host.toml").read_text()
+    for name, ns in example["phases"].items():  # each VM of the replay declares its phase
+        assert f'name = "{name.replace("/", "-")}"' in saved
+    assert saved.count("phase = ") == 2
+    status = run(["simulate", example["replay"], "--json",
+                  "--duration", f"{example['horizon_ns'] + 1}ns"])
+    sim = json.loads(capsys.readouterr().out)
+    assert status == 0 and sim["vms"]["hi-0"]["hi_misses"] >= 1
+    status, _, _ = check(capsys, host.parent / "cex" / "pcpu0" / "host.toml")
+    assert status == 1  # the saved phases are fixed: the same miss
+    host.write_text(STAGGERED.replace('phases = "seeded"', 'phases = "synchronous"'))
+    status, out, _ = check(capsys, host)
+    assert status == 0 and "synchronous phases" in out
 
 
 def test_check_cli_unknown_and_bad_input(capsys, tmp_path):

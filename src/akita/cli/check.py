@@ -4,7 +4,11 @@ The limits hold: ``--timeout`` bounds each pCPU's check as a whole (building
 the encoding included) and ``--max-memory`` caps Z3's memory; a limit
 reached is ``unknown`` with the reason.  Nothing is omitted: a VM that first
 fit rejected is named (it is in no proof), and a pCPU without a HI vCPU
-answers ``nothing to prove``, which is not counted as a proof.
+answers ``nothing to prove``, which is not counted as a proof.  The check
+covers the phases the host can have (every phase on the tick grid for a VM
+whose phase is ``"seeded"``); a counterexample names the phases it needs,
+in the text and under ``"phases"`` in ``--json``, and ``--save`` declares
+them on the VMs of the host file it writes, so ``akita simulate`` replays it.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from akita.model import ModelError, Placement, first_fit, load_host
+from akita.model import ModelError, Placement, first_fit, format_duration, load_host
 from akita.proofs.host_check import (
     EXIT_NOTHING,
     HostProgress,
@@ -153,6 +157,9 @@ def print_checks(answers: Sequence[PCPUCheck], policy: str, console: Console | N
         if a.verdict.verdict != PROVED:
             console.print(f"pCPU {a.index}: {escape(a.verdict.reason or a.verdict.verdict)}")
             example = a.verdict.counterexample or {}
+            if example.get("phases"):
+                console.print("  phases: " + escape(", ".join(
+                    f"{name} {format_duration(ns)}" for name, ns in example["phases"].items())))
             if "replay" in example:
                 console.print(f"  replay: akita simulate {escape(example['replay'])} "
                               f"--policy {policy} --duration {example['horizon_ns'] + 1}ns")
