@@ -1,94 +1,129 @@
 """Checking a trace *file*: what ``akita conform HOST.toml TRACE`` does, for a script.
 
-A trace file is either JSON Lines (:doc:`/trace-format`; its first line is a
-JSON object) or Linux ftrace text (:mod:`.ftrace`), told apart by that first
-line unless the caller says which.  A JSON Lines header carries the traced
-span (``duration_ns``) and every decision kind; ftrace records only
-dispatches and idles, and needs the host's ``[trace_map]`` (plus any extra
-``task -> VM/i`` pairs) to know which task runs which vCPU.
+A trace is one of four formats (:data:`FORMATS`), each with its reader:
 
-Each vCPU's periods start at its VM's phase (:mod:`akita.oracle.phases`): the host
-file's declaration, else the phase a JSON Lines header's host gives.  An
-ftrace trace has no header, so a VM of a ``phases = "seeded"`` host that
-declares no phase is refused before the trace is read; so is a header
-phase that contradicts a declared one.
+``jsonl``
+   the project's JSON Lines (:doc:`/trace-format`; its first line is a JSON
+   object), with every decision kind and a header carrying the span and
+   the phases;
+``ftrace``
+   Linux scheduler events as text, in any of the forms people record
+   (:mod:`.ftrace`: the kernel's ``trace``, ``trace-cmd report`` with or
+   without ``-N``/``-R``, ``perf script``, Android systrace text or HTML);
+``trace.dat``
+   trace-cmd's binary file (:mod:`.tracedat`);
+``xentrace``
+   Xen's binary scheduler records (:mod:`.xentrace`; needs the cycle
+   counter's frequency, ``cpu_hz``).
+
+``"auto"`` tells them apart by the file's first bytes: the ``trace.dat``
+magic, a ``xentrace`` CPU-change record, a JSON first line, else a line of
+one of the text forms.  The three kernel formats (ftrace, trace.dat,
+xentrace) record only who ran, who woke and who moved: they are read into
+:class:`~.kernel.SchedEvent` and translated by the one
+:func:`~.kernel.akita_events`, need the host's ``[trace_map]`` (plus any
+extra ``task -> VM/i`` pairs) to know which task runs which vCPU, carry no
+phases (the host file must declare them), and are judged by default with
+the tolerance of :mod:`.tolerance`.
 
 A file that cannot be what it is said to be is bad input
 (:class:`~akita.reference.trace.TraceError`), never a vacuous verdict: an
-empty file; with ``"auto"``, a file whose first line is neither JSON nor an
-ftrace line; an ftrace read with no mapping at all, or with no
-``sched_switch``/``sched_wakeup`` line, or none of whose tasks is mapped; a
-JSON Lines trace read as ftrace.  Every line is bounded as
-:func:`~akita.reference.trace.text_lines` bounds it, so binary junk is one
-located error too.
+empty file; with ``"auto"``, a file that is none of the formats; a kernel
+trace read with no mapping at all, with no scheduler event, none of whose
+tasks is mapped, or with no wakeup at all (:func:`diagnose`: then whether a
+vCPU was runnable is unknown, and the rules cannot be judged); a binary
+format read from a pipe.  Every text line is bounded as
+:func:`~akita.reference.trace.text_lines` bounds it.
 """
 
 from __future__ import annotations
 
 from os import PathLike
-from typing import IO, Any, Callable, Iterable, Iterator, Literal, Mapping
+from typing import IO, Any, BinaryIO, Callable, Iterable, Iterator, Literal, Mapping, TextIO, cast
 
 from akita.model import Host
+from akita.model.errors import ModelError
 from akita.reference.trace import TraceError, text_lines
 
-from .ftrace import _LINE, FtraceTally, read_ftrace
+from .ftrace import FtraceTally, looks_like_ftrace, read_ftrace
 from .jsonl import read_jsonl
+from .kernel import Tally, akita_events, check_mapping, check_origin
 from .oracle import DECISIONS
 from .phases import trace_phases
+from .placement import PlacementMode
 from .report import ConformanceReport, conform
+from .tolerance import default_tolerance
+from .tracedat import is_tracedat, read_tracedat
+from .xentrace import is_xentrace, read_xentrace
 
-__all__ = ["FTRACE_REPORTS", "conform_file", "conform_stream"]
+__all__ = ["FORMATS", "FTRACE_REPORTS", "KERNEL_FORMATS", "RECORDING", "conform_file",
+           "conform_stream", "diagnose"]
 
-#: The decision kinds an ftrace capture records (``sched_switch`` only).
+#: The decision kinds a kernel trace records (its switches).
 FTRACE_REPORTS = ("dispatch", "idle")
 
-TraceFormat = Literal["auto", "jsonl", "ftrace"]
+TraceFormat = Literal["auto", "jsonl", "ftrace", "trace.dat", "xentrace"]
+#: The trace formats, ``"auto"`` first.
+FORMATS: tuple[TraceFormat, ...] = ("auto", "jsonl", "ftrace", "trace.dat", "xentrace")
+#: The formats of kernels and hypervisors (no header, no bookkeeping, a mapping needed).
+KERNEL_FORMATS = frozenset({"ftrace", "trace.dat", "xentrace"})
+#: How to record what the oracle needs, by kernel format.
+RECORDING = {
+    "ftrace": "trace-cmd record -e sched_switch -e sched_wakeup -e sched_wakeup_new "
+              "-e sched_migrate_task (or enable those events under /sys/kernel/tracing)",
+    "trace.dat": "trace-cmd record -e sched_switch -e sched_wakeup -e sched_wakeup_new "
+                 "-e sched_migrate_task",
+    "xentrace": "xentrace -e 0x0002f000 (the whole TRC_SCHED class) -S 256 FILE",
+}
+#: Bytes read to tell the formats apart.
+_SNIFF = 16
 
 
 def conform_stream(
     host: Host, stream: IO[Any], *, path: str = "<trace>", trace_format: TraceFormat = "auto",
     trace_map: Mapping[str, str] | None = None, origin_ns: int | None = None,
-    end: int | None = None, reports: Iterable[str] | None = None, tolerance: int = 0,
+    end: int | None = None, reports: Iterable[str] | None = None, tolerance: int | None = None,
     ties: str = "any", policy: str = "akita", keep: int = 10, window: int = 8,
-    progress: Callable[[int], None] | None = None,
+    progress: Callable[[int], None] | None = None, placement: PlacementMode = "first-fit",
+    timeline: TextIO | None = None, cpu_hz: int | None = None,
 ) -> ConformanceReport:
     """Check the trace read from *stream* (named *path* in errors) against *host*'s rules.
 
-    *stream* may be text or bytes (then read as UTF-8); its lines are
-    bounded (:func:`~akita.reference.trace.text_lines`).
+    *stream* may be text or bytes (then read as UTF-8); the binary formats
+    need bytes and a stream that can seek.
 
-    :param trace_format: ``"auto"`` reads a JSON first line as JSON Lines, else ftrace.
-    :param trace_map: ftrace: ``task -> "VM/i"`` pairs added to the host's ``[trace_map]``.
-    :param origin_ns: ftrace: the kernel time that is ``t = 0`` (default: the first event).
+    :param trace_format: one of :data:`FORMATS`; ``"auto"`` reads the first bytes.
+    :param trace_map: kernel traces: ``task -> "VM/i"`` pairs added to the host's ``[trace_map]``.
+    :param origin_ns: kernel traces: the trace time that is ``t = 0`` (default: the first
+        event); events before it are skipped.
     :param end: the end of the traced span (default: a JSON Lines header's
         ``duration_ns``, else the last event).
     :param reports: the decision kinds the trace records (default: all for
-        JSON Lines, :data:`FTRACE_REPORTS` for ftrace).
-    :raises TraceError: a line that is not what the format requires, located;
-        or a trace with nothing the oracle could read (see above).
+        JSON Lines, :data:`FTRACE_REPORTS` for kernel traces).
+    :param tolerance: ns (default by the trace's kind, :func:`.tolerance.default_tolerance`).
+    :param placement: ``"first-fit"`` or ``"trace"`` (:mod:`akita.oracle.placement`).
+    :param timeline: a text stream for the Perfetto timeline with the violations marked.
+    :param cpu_hz: ``xentrace``: the cycle counter's frequency in Hz.
+    :raises TraceError: a line or record that is not what the format requires,
+        located; or a trace with nothing the oracle could judge (see above).
     """
-    mapping = dict(host.trace_map) | dict(trace_map or {})
-    if trace_format == "ftrace" and not mapping:
-        raise _no_map(path)
-    source = text_lines(stream, path)
-    first = next(source, None)
-    if first is None or not first.strip():
-        got = "an empty file" if first is None else "a blank first line"
-        raise TraceError("", got, "a JSON Lines trace (a header line) or ftrace text",
-                         path=path)
-    json_first = first.lstrip().startswith("{")
+    if trace_format not in FORMATS:
+        raise ModelError("--format", trace_format, f"one of {', '.join(FORMATS)}")
+    lines: Iterator[str] | None = None
     if trace_format == "auto":
-        if not json_first and not first.lstrip().startswith("#") and not _LINE.match(first):
-            raise TraceError("", first.strip(), "a JSON Lines header or an ftrace line "
-                             "('# tracer: ...' or 'comm-pid [cpu] ... seconds: event: ...')",
-                             path=f"{path}:1")
-        trace_format = "jsonl" if json_first else "ftrace"
-        if trace_format == "ftrace" and not mapping:
-            raise _no_map(path)
-    lines = _chain(first, source)
-    tally = None
+        trace_format = _binary(stream) or "auto"
+    if trace_format in ("auto", "jsonl", "ftrace"):
+        trace_format, lines = _text(stream, path, trace_format)
+    mapping = dict(host.trace_map) | dict(trace_map or {})
+    if trace_format in KERNEL_FORMATS and not mapping:
+        raise _no_map(path)
+    if trace_format == "xentrace" and cpu_hz is None:
+        raise ModelError("--cpu-hz", "nothing", "for a xentrace capture, the cycle counter's "
+                         "frequency in Hz (xl info's cpu_mhz x 10**6)")
     phases = None
+    tally: Tally | None = None
     if trace_format == "jsonl":
+        assert lines is not None
         header, events = read_jsonl(lines, path)
         try:
             phases = trace_phases(header, host)
@@ -98,42 +133,129 @@ def conform_stream(
             end = header["duration_ns"]
         default_reports: tuple[str, ...] = tuple(sorted(DECISIONS))
     else:
-        if json_first:
-            raise TraceError("", first.strip(), "ftrace text (this is JSON: use --format "
-                             "jsonl or auto)", path=f"{path}:1")
-        tally = FtraceTally()
-        events = read_ftrace(lines, mapping, origin_ns=origin_ns, path=path, tally=tally)
+        tally = FtraceTally() if trace_format == "ftrace" else Tally()
+        events = _kernel(stream, lines, path, trace_format, mapping, origin_ns, tally, cpu_hz)
         default_reports = FTRACE_REPORTS
+    source = "given"
+    if tolerance is None:
+        tolerance, source = default_tolerance(kernel=trace_format != "jsonl")
     report = conform(host, events, end=end, tolerance=tolerance, ties=ties,
                      reports=default_reports if reports is None else tuple(reports),
                      keep=keep, window=window, path=path, progress=progress, policy=policy,
-                     phases=phases)
+                     phases=phases, tolerance_source=source, placement=placement,
+                     timeline=timeline,
+                     unit="event" if trace_format in ("trace.dat", "xentrace") else "line")
     if tally is not None:
-        _check_tally(tally, mapping, path)
+        diagnose(tally, mapping, path, trace_format)
     return report
 
 
+def _binary(stream: IO[Any]) -> TraceFormat | None:
+    """``"trace.dat"`` or ``"xentrace"`` if *stream*'s first bytes say so (left unread)."""
+    head = _peek(stream)
+    if not isinstance(head, bytes):
+        return None
+    if is_tracedat(head):
+        return "trace.dat"
+    return "xentrace" if is_xentrace(head) else None
+
+
+def _peek(stream: IO[Any]) -> bytes | str:
+    """The first bytes of *stream* without consuming them (by peeking, or seeking back)."""
+    if hasattr(stream, "peek"):
+        return stream.peek(_SNIFF)[:_SNIFF]
+    if stream.seekable():
+        where = stream.tell()
+        head = stream.read(_SNIFF)
+        stream.seek(where)
+        return head
+    return ""
+
+
+def _text(stream: IO[Any], path: str, trace_format: TraceFormat
+          ) -> tuple[TraceFormat, Iterator[str]]:
+    """A text trace's format (told by its first line under ``"auto"``) and its lines."""
+    source = text_lines(stream, path)
+    first = _first_line(source, path)
+    json_first = first.lstrip().startswith("{")
+    if trace_format == "auto":
+        if not json_first and not looks_like_ftrace(first):
+            raise TraceError("", first.strip(), "a JSON Lines header or an ftrace line "
+                             "('# tracer: ...', 'cpus=N', systrace HTML, or 'comm-pid [cpu] "
+                             "... seconds: event: ...'), or a trace.dat or xentrace file",
+                             path=f"{path}:1")
+        trace_format = "jsonl" if json_first else "ftrace"
+    elif trace_format == "ftrace" and json_first:
+        raise TraceError("", first.strip(), "ftrace text (this is JSON: use --format "
+                         "jsonl or auto)", path=f"{path}:1")
+    return trace_format, _chain(first, source)
+
+
+def _kernel(stream: IO[Any], lines: Iterator[str] | None, path: str, trace_format: str,
+            mapping: dict[str, str], origin_ns: int | None, tally: Tally,
+            cpu_hz: int | None) -> Iterator[dict]:
+    """The oracle's events of a kernel trace in *trace_format* (*lines*: a text one's)."""
+    if lines is not None:
+        return read_ftrace(lines, mapping, origin_ns=origin_ns, path=path, tally=tally)
+    if not isinstance(stream.read(0), bytes):
+        raise TraceError("stream", "a text stream", f"a binary stream for a {trace_format} "
+                         "file", path=path)
+    checked, origin = check_mapping(mapping), check_origin(origin_ns)
+    binary = cast(BinaryIO, stream)  # a byte stream: checked just above
+    if trace_format == "trace.dat":
+        records = read_tracedat(binary, path=path, tally=tally)
+    else:
+        assert cpu_hz is not None
+        records = read_xentrace(binary, path=path, cpu_hz=cpu_hz, tally=tally)
+    return akita_events(records, checked, origin_ns=origin, tally=tally)
+
+
+def _first_line(source: Iterator[str], path: str) -> str:
+    first = next(source, None)
+    if first is None or not first.strip():
+        got = "an empty file" if first is None else "a blank first line"
+        raise TraceError("", got, "a JSON Lines trace (a header line), ftrace text, a "
+                         "trace.dat or a xentrace file", path=path)
+    return first
+
+
 def _no_map(path: str) -> TraceError:
-    return TraceError("--map", "no mapping", "for an ftrace trace, the tasks that run vCPUs: "
+    return TraceError("--map", "no mapping", "for a kernel trace, the tasks that run vCPUs: "
                       "--map TASK=VM/i, or a [trace_map] table in the host file", path=path)
 
 
-def _check_tally(tally: FtraceTally, mapping: Mapping[str, str], path: str) -> None:
-    """Refuse an ftrace trace the oracle could read nothing from."""
+def diagnose(tally: Tally, mapping: Mapping[str, str], path: str, trace_format: str) -> None:
+    """Refuse a kernel trace the oracle could judge nothing from, saying why and what to record.
+
+    * no scheduler event at all;
+    * none of its tasks mapped;
+    * switches but no wakeup: which vCPU was runnable is then unknown, so the
+      rules that choose among runnable vCPUs (R3, R4, R6, R7, R10) cannot be
+      judged -- every dispatch would look like running a blocked vCPU.
+
+    :raises TraceError: naming the file, what the trace held and how to record it.
+    """
+    how = RECORDING[trace_format]
     if not tally.kept:
-        raise TraceError("", f"{tally.lines} lines, none of them a sched_switch or "
-                         "sched_wakeup event", "ftrace text with sched_switch and "
-                         "sched_wakeup lines", path=path)
+        records = f"{tally.records} record" + ("" if tally.records == 1 else "s")
+        raise TraceError("", f"{records}, none of them a scheduler event "
+                         "(sched_switch, sched_wakeup, sched_migrate_task)",
+                         f"a trace of the scheduler's events: record with {how}", path=path)
     if not tally.mapped:
         tasks = ", ".join(tally.unmapped) or "only idle tasks"
         keys = ", ".join(sorted(mapping)[:5])
         raise TraceError("--map", f"{tally.kept} events of tasks {tasks}, none mapped",
                          f"a task of the trace mapped to a vCPU (the map names {keys})",
                          path=path)
+    if not tally.kinds["wakeup"] + tally.kinds["wakeup_new"]:
+        raise TraceError("", f"{tally.kinds['switch']} switches and no wakeup",
+                         "a trace with its wakeups, without which R3, R4, R6, R7 and R10 "
+                         "cannot be judged (whether a vCPU was runnable is unknown): record "
+                         f"with {how}", path=path)
 
 
 def conform_file(host: Host, path: str | PathLike[str], **options: Any) -> ConformanceReport:
-    """:func:`conform_stream` on the UTF-8 file at *path* (keyword *options* as there)."""
+    """:func:`conform_stream` on the file at *path* (keyword *options* as there)."""
     with open(path, "rb") as stream:
         return conform_stream(host, stream, path=str(path), **options)
 

@@ -56,7 +56,7 @@ from fractions import Fraction
 from typing import Any, Iterable, Mapping
 
 import attrs
-from akita.model import Host, first_fit
+from akita.model import Host, Placement, first_fit
 from akita.model.edf_vd import virtual_deadline_factor
 from akita.reference.trace import TraceError
 
@@ -87,6 +87,7 @@ __rules__ = {
     "R8": ("Oracle._check_temperature",),
     "R9": ("Oracle._release_due", "Oracle._check_mode"),
     "R10": ("Oracle._close_instant", "Oracle._settle"),
+    "R11": ("Oracle._admission",),
     "R12": ("Oracle._vcpu",),
 }
 
@@ -121,7 +122,8 @@ class Oracle:
 
     def __init__(self, host: Host, *, tolerance: int = 0, ties: str = "any",
                  reports: Iterable[str] = DECISIONS, keep: int = 10, window: int = 8,
-                 policy: str = "akita", phases: Mapping[str, int] | None = None) -> None:
+                 policy: str = "akita", phases: Mapping[str, int] | None = None,
+                 placement: Placement | None = None) -> None:
         reports = frozenset(reports)
         if policy not in POLICIES:
             raise TraceError("policy", policy, f"one of {', '.join(POLICIES)}")
@@ -153,6 +155,12 @@ class Oracle:
         self.vcpus: dict[str, ShadowVCPU] = {}
         self.rejected: dict[str, str] = {}
         self._timers: list[list] = [[] for _ in range(host.pcpus)]
+        self.placement = first_fit(host) if placement is None else placement
+        #: whose placement R12 compares with: first fit's, or the trace's own.
+        self.placed_by = "first fit puts" if placement is None else "the trace first put"
+        #: pCPUs of a given placement whose set the host's test rejects (R11), until reported.
+        self._inadmissible = [] if placement is None else [
+            load for load in placement.pcpus if load.vcpus and not load.verdict.schedulable]
         self._place(host, phases)
         for timers in self._timers:
             heapq.heapify(timers)
@@ -169,6 +177,7 @@ class Oracle:
         #: the events of the instant being closed, once its rule points before it are done.
         self._current: list[dict[str, Any]] = []
         self._kept: list[tuple[int, int, int, int, Violation]] = []  # a max-heap by time
+        self._first: dict[str, tuple[int, int, int, int, Violation]] = {}  # each rule's first
         self._found = 0
         rate = sum((Fraction(1, v.period) for v in self.vcpus.values()), Fraction(0))
         self._rate = (rate.numerator, rate.denominator) if rate else (0, 1)
@@ -182,6 +191,9 @@ class Oracle:
         self._closed = False
         #: how many violations of each rule were found.
         self.counts: Counter[str] = Counter()
+        #: deviations put right (or off by) within the tolerance, by rule, and the largest.
+        self.tolerated: Counter[str] = Counter()
+        self.tolerated_max: dict[str, int] = {}
         self.events = 0
         self.decisions = 0
         self.ambiguous = 0
@@ -189,13 +201,14 @@ class Oracle:
         self.end = 0
 
     def _place(self, host: Host, claimed: Mapping[str, int] | None) -> None:
-        """Each admitted vCPU on its first-fit pCPU (R12), with its phase and ``x`` (R2).
+        """Each admitted vCPU on its pCPU (first fit's, R12, unless the placement is
+        given: :mod:`akita.oracle.placement`), with its phase and ``x`` (R2).
 
         ``x`` is the host's ``x_rule`` applied to the pCPU's EDF-VD verdict
         (:func:`~akita.model.edf_vd.virtual_deadline_factor`), 1 under the
         ``edf`` rule set.
         """
-        placement = first_fit(host)
+        placement = self.placement
         admitted = frozenset(a.vm.name for a in placement.vms if a.admitted)
         #: every admitted VM's phase (ns), and where the oracle took them from.
         self.phases, self.phase_source = resolve_oracle_phases(host, claimed, needed=admitted)
@@ -237,6 +250,7 @@ class Oracle:
                 self._close_instant()
         if self.start is None:
             self.start = t
+            self._admission(event)
         self._t = t
         self._buffer.append(event)
         self.events += 1
@@ -260,6 +274,11 @@ class Oracle:
             self._closed = True
         found, self._new = self._new, []
         return found
+
+    @property
+    def first_of_each_rule(self) -> dict[str, Violation]:
+        """The violation of each rule that began first (kept whatever ``keep`` is)."""
+        return {rule: entry[-1] for rule, entry in self._first.items()}
 
     @property
     def violations(self) -> list[Violation]:
@@ -420,9 +439,19 @@ class Oracle:
             if name not in self._misplaced:
                 self._misplaced.add(name)
                 self._now("R12", t, e["cpu"], (f"pCPU {v.cpu}",), f"pCPU {e['cpu']}",
-                          f"{name} is on pCPU {e['cpu']}; first fit puts it on pCPU {v.cpu}", e)
+                          f"{name} is on pCPU {e['cpu']}; {self.placed_by} it on pCPU {v.cpu}",
+                          e)
             return None
         return v
+
+    def _admission(self, first: dict[str, Any]) -> None:
+        """R11 on a placement the trace gave: a pCPU whose set the host's test rejects."""
+        for load in self._inadmissible:
+            names = ", ".join(v.name for v in load.vcpus)
+            self._now("R11", first["t"], load.index, (f"a set {self.host.test} admits",),
+                      names, f"the trace puts {names} on pCPU {load.index}: "
+                      f"{load.verdict.reason}", first)
+        self._inadmissible = []
 
     def _input(self, e: dict[str, Any], t: int) -> None:
         v = self.vcpus.get(e["vcpu"])
@@ -494,7 +523,9 @@ class Oracle:
         """An ``exhaust`` event, checked before the period starts of its instant (R3)."""
         v = self._vcpu(e, t)
         if v is not None:
-            self._open[v.cpu].pop("exhaust " + v.name, None)
+            self._resolve(v.cpu, "exhaust " + v.name, t)
+        if v is not None and 0 < v.budget <= self.tolerance:
+            self._tolerate("R3", v.budget)
         if v is not None and v.budget > self.tolerance:
             self._now("R3", t, e["cpu"], (f"budget {ns(v.budget)} left",), "exhausted",
                       f"{v.name} is reported out of budget at {ns(t)} with {ns(v.budget)} left", e)
@@ -504,7 +535,10 @@ class Oracle:
         if field not in e:
             return
         got = Fraction(e[field]) if field == "key" else e[field]  # checked by feed()
-        if abs(got - expected) > self.tolerance:
+        off = abs(got - expected)
+        if 0 < off <= self.tolerance:
+            self._tolerate(rule, off)
+        if off > self.tolerance:
             self._now(rule, t, e["cpu"], (ns(expected),), ns(got),
                       f"{e['vcpu']} {e['event']} at {ns(t)} reports {what} {ns(got)}; "
                       f"the rules give {ns(expected)}", e)
@@ -537,7 +571,7 @@ class Oracle:
             if ok and len(options) > 1:
                 self.ambiguous += 1
         if ok:
-            self._open[cpu.index].pop("dispatch", None)
+            self._resolve(cpu.index, "dispatch", t)
         elif "dispatch" not in self._open[cpu.index]:
             self._opened(cpu.index, "dispatch", dispatch_finding(
                 cpu, t, options, rule, dispatched, self._ok[cpu.index], self._tie_only(cpu)))
@@ -573,14 +607,14 @@ class Oracle:
     def _check_mode(self, cpu: ShadowCPU, t: int) -> None:
         opened = self._open[cpu.index]
         if cpu.claimed_hi == cpu.rules_hi:
-            opened.pop("mode", None)
+            self._resolve(cpu.index, "mode", t)
         elif "mode" not in opened:
             self._opened(cpu.index, "mode", mode_finding(cpu, t))
 
     def _check_temperature(self, cpu: ShadowCPU, v: ShadowVCPU, t: int) -> None:
         opened, kind = self._open[cpu.index], "temperature " + v.name
         if v.claimed_temperature == v.temperature:
-            opened.pop(kind, None)
+            self._resolve(cpu.index, kind, t)
         elif kind not in opened:
             self._opened(cpu.index, kind, temperature_finding(v, t, self.initial_temperature))
 
@@ -592,6 +626,19 @@ class Oracle:
                 self._report(Violation(obligation.rule, obligation.since, cpu.index,
                                        obligation.allowed, obligation.did, obligation.text,
                                        window, line), position)
+
+    def _resolve(self, cpu: int, key: str, t: int) -> None:
+        """The finding *key* of pCPU *cpu*, if open, is put right at *t*: closed, and
+        counted as tolerated if it lasted a while but not past the tolerance."""
+        finding = self._open[cpu].pop(key, None)
+        if finding is not None and not finding.reported and t > finding.since:
+            self._tolerate(finding.rule, t - finding.since)
+
+    def _tolerate(self, rule: str, amount: int | Fraction) -> None:
+        """Count a deviation of *amount* ns that the tolerance accepts (never hidden)."""
+        self.tolerated[rule] += 1
+        ceiling = int(amount) + (0 if int(amount) == amount else 1)
+        self.tolerated_max[rule] = max(self.tolerated_max.get(rule, 0), ceiling)
 
     def _opened(self, cpu: int, key: str, finding: Finding) -> None:
         """Open *finding* on pCPU *cpu*, with the trace that led up to it."""
@@ -636,6 +683,9 @@ class Oracle:
         self.counts[violation.rule] += 1
         self._found += 1
         entry = (-violation.t, -position, -rank, -self._found, violation)
+        first = self._first.get(violation.rule)
+        if first is None or entry[:4] > first[:4]:
+            self._first[violation.rule] = entry
         if len(self._kept) < self.keep:
             heapq.heappush(self._kept, entry)
         elif entry[:4] > self._kept[0][:4]:

@@ -14,13 +14,16 @@ could have found wrong.  An event the oracle cannot read raises
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Mapping
+from itertools import chain
+from typing import Any, Callable, Iterable, Mapping, TextIO
 
 import attrs
 from akita.model import Host, format_duration
+from akita.reference.timeline import Timeline
 from akita.reference.trace import TraceError
 
 from .oracle import DECISIONS, Oracle
+from .placement import PLACEMENTS, PlacementMode, look_ahead, trace_placement
 from .violation import Violation
 
 __all__ = ["ConformanceReport", "conform", "CONFORMANT", "VIOLATIONS", "NOTHING"]
@@ -53,6 +56,14 @@ class ConformanceReport:
     #: (:data:`~.phases.PHASE_SOURCES`).
     phases: dict[str, int] = attrs.Factory(dict)
     phase_source: str = "host file"
+    #: the violation of each rule that began first, by rule.
+    first_of_each_rule: dict[str, Violation] = attrs.Factory(dict)
+    #: where each vCPU's pCPU came from (:mod:`akita.oracle.placement`).
+    placement: str = "first-fit"
+    #: where the tolerance came from: ``"given"`` or a default (:mod:`.tolerance`).
+    tolerance_source: str = "given"
+    #: deviations the tolerance accepted, by rule: ``(count, largest in ns)``.
+    tolerated: dict[str, tuple[int, int]] = attrs.Factory(dict)
 
     @property
     def total(self) -> int:
@@ -68,6 +79,9 @@ class ConformanceReport:
             missing.append("temperatures")
         if "release" not in self.reports:
             missing.append("the period starts the implementation reports")
+        if self.placement == "trace":
+            missing.append("placement by first fit (R12: each vCPU's pCPU was taken from "
+                           "the trace; migrations are still checked)")
         return missing
 
     def as_json(self) -> dict[str, Any]:
@@ -77,11 +91,17 @@ class ConformanceReport:
             "ambiguous": self.ambiguous, "checks": self.checks,
             "start_ns": self.start, "end_ns": self.end,
             "vcpus_seen": self.vcpus_seen, "vcpus_declared": self.vcpus_declared,
-            "tolerance_ns": self.tolerance, "ties": self.ties, "reports": list(self.reports),
+            "placement": self.placement,
+            "tolerance_ns": self.tolerance, "tolerance_from": self.tolerance_source,
+            "within_tolerance": {rule: {"count": n, "max_ns": most} for rule, (n, most)
+                                 in sorted(self.tolerated.items(), key=lambda i: _rule_order(i[0]))},
+            "ties": self.ties, "reports": list(self.reports),
             "phases_ns": dict(self.phases), "phases_from": self.phase_source,
             "violations_total": self.total,
             "counts": {rule: self.counts[rule] for rule in sorted(self.counts, key=_rule_order)},
             "violations": [v.as_json() for v in self.violations],
+            "first_of_each_rule": {rule: self.first_of_each_rule[rule].as_json()
+                                   for rule in sorted(self.first_of_each_rule, key=_rule_order)},
             "unchecked": self.unchecked(),
         }
 
@@ -93,16 +113,63 @@ class ConformanceReport:
                 f"({_count(self.events, 'event')}, {span}); "
                 f"{self.vcpus_seen} of {_count(self.vcpus_declared, 'vCPU')} seen")
 
+    def tolerance_text(self) -> str:
+        """The tolerance and what it accepted, for people."""
+        text = f"tolerance {format_duration(self.tolerance)} ({self.tolerance_source})"
+        if not self.tolerated:
+            return text + ", nothing within it"
+        parts = ", ".join(f"{rule} x{n} (up to {format_duration(most)})" for rule, (n, most)
+                          in sorted(self.tolerated.items(), key=lambda i: _rule_order(i[0])))
+        return f"{text}; within it: {parts}"
+
     def summary(self) -> str:
         """One line for people."""
         if self.verdict == NOTHING:
             return f"nothing to check: {self.checked()}"
         if self.verdict == CONFORMANT:
             return (f"conformant: {self.checked()}; "
-                    f"{_count(self.ambiguous, 'tie')} accepted")
+                    f"{_count(self.ambiguous, 'tie')} accepted; {self.tolerance_text()}")
         counts = ", ".join(f"{rule} x{self.counts[rule]}"
                            for rule in sorted(self.counts, key=_rule_order))
-        return f"{_count(self.total, 'violation')} ({counts}): {self.checked()}"
+        return (f"{_count(self.total, 'violation')} ({counts}): {self.checked()}; "
+                f"{self.tolerance_text()}")
+
+
+#: The most violations a timeline marks.
+TIMELINE_MARKS = 10_000
+
+
+class _Marks:
+    """The timeline of a conformance check, if one is asked for: events and violations."""
+
+    def __init__(self, out: TextIO | None, pcpus: int, path: str) -> None:
+        self._timeline = None if out is None else Timeline(out, pcpus, partial=True)
+        self._path = path
+        self._marked = 0
+        self._unmarked = 0
+
+    def draw(self, event: dict[str, Any]) -> None:
+        if self._timeline is not None:
+            line = event.get("line")
+            self._timeline.draw(event, self._path if line is None else f"{self._path}:{line}",
+                                event["t"])
+
+    def add(self, violations: Iterable[Violation]) -> None:
+        if self._timeline is None:
+            return
+        for v in violations:
+            if self._marked >= TIMELINE_MARKS:
+                self._unmarked += 1
+                continue
+            self._marked += 1
+            self._timeline.mark(f"{v.rule} violation", v.cpu, v.t, "violation",
+                                {"rule": v.rule, "finding": v.text, "allowed": list(v.allowed),
+                                 "did": v.did, "line": v.line})
+
+    def end(self, t: int) -> None:
+        if self._timeline is not None:
+            self._timeline.end(t, {"violations_marked": self._marked,
+                                   "violations_not_marked": self._unmarked})
 
 
 def _count(n: int, noun: str) -> str:
@@ -117,7 +184,10 @@ def conform(host: Host, events: Iterable[dict[str, Any]], *, end: int | None = N
             tolerance: int = 0, ties: str = "any", reports: Iterable[str] = DECISIONS,
             keep: int = 10, window: int = 8, path: str = "<trace>",
             progress: Callable[[int], None] | None = None,
-            policy: str = "akita", phases: Mapping[str, int] | None = None) -> ConformanceReport:
+            policy: str = "akita", phases: Mapping[str, int] | None = None,
+            tolerance_source: str = "given",
+            placement: PlacementMode = "first-fit",
+            timeline: TextIO | None = None, unit: str = "line") -> ConformanceReport:
     """Check every event of a trace of *host*; events may carry their ``line``.
 
     :param end: the end of the traced span (a JSONL header's
@@ -125,28 +195,51 @@ def conform(host: Host, events: Iterable[dict[str, Any]], *, end: int | None = N
     :param progress: called with the number of events read, every 65,536.
     :param phases: the phases the trace claims (a JSONL header's,
         :func:`~akita.oracle.phases.trace_phases`), merged with the host's declarations.
+    :param placement: ``"first-fit"`` judges R12 against first fit; ``"trace"``
+        takes each vCPU's pCPU from its first event (:mod:`akita.oracle.placement`).
+    :param timeline: if given, the trace is written to it as a Perfetto timeline
+        (:class:`akita.reference.timeline.Timeline`) with every violation marked
+        at the instant it began on its pCPU's track (the first
+        :data:`TIMELINE_MARKS`; the rest are counted in ``otherData``).
+    :param unit: what an event's ``line`` counts: ``"line"`` (a text trace's
+        line, errors located ``FILE:LINE``) or ``"event"`` (a binary trace's
+        event ordinal, errors located ``FILE (event N)``).
     :raises PhaseError: before any event is read, when a VM's phase is
         unknown or claimed other than declared (:mod:`akita.oracle.phases`).
     """
+    if placement not in PLACEMENTS:
+        raise TraceError("placement", placement, f"one of {', '.join(PLACEMENTS)}")
+    stream = iter(events)
+    given = None
+    if placement == "trace":
+        names = frozenset(v.name for vm in host.vms for v in vm.all_vcpus())
+        head, first = look_ahead(stream, names)
+        given = trace_placement(host, first)
+        stream = chain(head, stream)
     try:
         oracle = Oracle(host, tolerance=tolerance, ties=ties, reports=reports, keep=keep,
-                        window=window, policy=policy, phases=phases)
+                        window=window, policy=policy, phases=phases, placement=given)
     except TraceError as error:
         raise error.located(path=path) from None
+    marks = _Marks(timeline, host.pcpus, path)
     count = 0
-    for event in events:
+    for event in stream:
         try:
-            oracle.feed(event)
+            marks.add(oracle.feed(event))
         except TraceError as error:
             line = event.get("line") if isinstance(event, dict) else None
-            raise error.located(path=path if line is None else f"{path}:{line}") from None
+            where = (path if line is None else f"{path}:{line}" if unit == "line"
+                     else f"{path} (event {line})")
+            raise error.located(path=where) from None
+        marks.draw(event)
         count += 1
         if progress is not None and count % 65536 == 0:
             progress(count)
     try:
-        oracle.close(end)
+        marks.add(oracle.close(end))
     except TraceError as error:
         raise error.located(path=path) from None
+    marks.end(oracle.end)
     verdict = VIOLATIONS if oracle.counts else CONFORMANT if oracle.decisions else NOTHING
     return ConformanceReport(
         verdict=verdict, events=oracle.events,
@@ -155,5 +248,8 @@ def conform(host: Host, events: Iterable[dict[str, Any]], *, end: int | None = N
         counts=dict(oracle.counts), violations=tuple(oracle.violations), policy=policy,
         start=oracle.start, vcpus_seen=len(oracle.seen),
         vcpus_declared=len(oracle.vcpus) + len(oracle.rejected),
-        phases=dict(oracle.phases), phase_source=oracle.phase_source)
+        phases=dict(oracle.phases), phase_source=oracle.phase_source,
+        tolerance_source=tolerance_source, placement=placement,
+        first_of_each_rule=oracle.first_of_each_rule,
+        tolerated={rule: (n, oracle.tolerated_max[rule]) for rule, n in oracle.tolerated.items()})
 

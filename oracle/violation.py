@@ -25,7 +25,8 @@ RULE_TITLES = {
     "R8": "temperature cools by one per period without a pessimistic ask",
     "R9": "HI -> LO when no HI vCPU is warm, and only then",
     "R10": "the pCPU decides again at every decision point",
-    "R12": "placement: each vCPU on the pCPU first fit gives it",
+    "R11": "admission: each pCPU's set passes the host's test",
+    "R12": "placement: each vCPU on the pCPU first fit gives it, and no migration",
 }
 
 

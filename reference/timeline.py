@@ -57,7 +57,7 @@ from typing import Any, TextIO
 
 from .trace import TraceError, check_header, count, field, located, open_trace
 
-__all__ = ["write_timeline", "main_timeline", "microseconds"]
+__all__ = ["write_timeline", "main_timeline", "microseconds", "Timeline"]
 
 _PID = 0
 
@@ -136,15 +136,21 @@ def _where(line: Mapping[str, Any], number: int, path: str | None) -> str:
     return f"trace line {number}" if path is None else located(path, line)
 
 
+_SERVER = ("deadline", "key", "budget")
+
+
 def _draw(
-    line: Mapping[str, Any], where: str, t: int, tracks: _Tracks, writer: _Writer, jobs: bool
+    line: Mapping[str, Any], where: str, t: int, tracks: _Tracks, writer: _Writer, jobs: bool,
+    partial: bool = False,
 ) -> None:
-    """Write what one event line contributes to the timeline."""
+    """Write what one event line contributes to the timeline (*partial*: a dispatch
+    shows the server fields it has, as a kernel trace's have none)."""
     cpu = count(line, "cpu", where)
     tracks.declare(cpu)
     kind = line.get("event")
     if kind == "dispatch":
-        args = {name: field(line, name, where) for name in ("deadline", "key", "budget")}
+        args = ({name: line[name] for name in _SERVER if name in line} if partial
+                else {name: field(line, name, where) for name in _SERVER})
         tracks.open(cpu, t, field(line, "vcpu", where), args)
     elif kind == "idle":
         tracks.close(cpu, t)
@@ -152,7 +158,7 @@ def _draw(
         args = {"vcpu": line["vcpu"]} if "vcpu" in line else {}
         writer.instant(f"mode {field(line, 'mode', where)}", cpu, t, "mode", args)
     elif jobs and kind == "release":
-        args = {name: field(line, name, where) for name in ("deadline", "key", "budget")}
+        args = {name: field(line, name, where) for name in _SERVER}
         writer.instant(f"release {field(line, 'vcpu', where)}", cpu, t, "release", args)
     elif jobs and kind == "complete":
         arrival = count(line, "arrival", where)
@@ -180,21 +186,53 @@ def write_timeline(
     _write(header, lines, out, jobs=jobs, path=None)
 
 
+class Timeline:
+    """A timeline written as its events come: the one writer behind :func:`write_timeline`
+    and ``akita conform --timeline`` (which marks each violation on its pCPU's track).
+
+    :param out: a text stream; the JSON object is written to it piecewise.
+    :param pcpus: the tracks to declare up front (``None``: as they are first seen).
+    :param jobs: also draw ``release`` and ``complete`` as instant events.
+    :param partial: a dispatch need not carry its server's fields (a kernel trace's do not).
+    """
+
+    def __init__(self, out: TextIO, pcpus: int | None = None, *, jobs: bool = True,
+                 partial: bool = False) -> None:
+        self._out = out
+        self._jobs = jobs
+        self._partial = partial
+        out.write('{"displayTimeUnit": "ns", "traceEvents": [')
+        self._writer = _Writer(out)
+        self._tracks = _Tracks(self._writer)
+        self._writer.event("M", "process_name", 0, args=json.dumps({"name": "host"}))
+        for cpu in range(pcpus or 0):
+            self._tracks.declare(cpu)
+
+    def draw(self, line: Mapping[str, Any], where: str, t: int) -> None:
+        """Draw one trace event (its fields checked, errors located at *where*)."""
+        _draw(line, where, t, self._tracks, self._writer, self._jobs, self._partial)
+
+    def mark(self, name: str, cpu: int, t: int, category: str, args: Mapping[str, Any]) -> None:
+        """An instant event on pCPU *cpu*'s track at *t* (e.g. a violation)."""
+        self._tracks.declare(cpu)
+        self._writer.instant(name, cpu, t, category, args)
+
+    def end(self, t: int, other: Mapping[str, Any]) -> None:
+        """Close every open slice at *t* and finish the document with *other* as ``otherData``."""
+        self._tracks.close_all(t)
+        self._out.write(f'\n], "otherData": {json.dumps(dict(other))}}}\n')
+
+
 def _write(
     header: Mapping[str, Any], events: Iterable[object], out: TextIO, *, jobs: bool,
     path: str | None,
 ) -> None:
     """The timeline of a trace whose header is read: events as read from *path*, or numbered."""
     end = count(header, "duration_ns", "trace line 1" if path is None else f"{path}:1")
-    out.write('{"displayTimeUnit": "ns", "traceEvents": [')
-    writer = _Writer(out)
-    tracks = _Tracks(writer)
-    writer.event("M", "process_name", 0, args=json.dumps({"name": "host"}))
     host = header.get("host")
     pcpus = host.get("pcpus") if isinstance(host, Mapping) else None
-    if isinstance(pcpus, int) and not isinstance(pcpus, bool):
-        for cpu in range(pcpus):
-            tracks.declare(cpu)
+    timeline = Timeline(out, pcpus if isinstance(pcpus, int) and not isinstance(pcpus, bool)
+                        else None, jobs=jobs)
     now = 0
     for number, line in enumerate(events, start=2):
         if not isinstance(line, Mapping):
@@ -204,13 +242,12 @@ def _write(
         if t < now:
             raise TraceError("t", t, f"a time >= {now} (events in time order)", path=where)
         now = t
-        _draw(line, where, t, tracks, writer, jobs)
-    tracks.close_all(end)
+        timeline.draw(line, where, t)
     other = {name: header[name] for name in ("policy", "seed", "duration_ns") if name in header}
     phases = _phases(header)
     if phases:
         other["phases_ns"] = phases
-    out.write(f'\n], "otherData": {json.dumps(other)}}}\n')
+    timeline.end(end, other)
 
 
 def _phases(header: Mapping[str, Any]) -> dict[str, int]:

@@ -5,27 +5,46 @@ from __future__ import annotations
 import json
 import os
 import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TextIO
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from akita.model import ModelError, format_duration, load_host, parse_duration
 from akita.oracle import (
     CONFORMANT, DECISIONS, FTRACE_REPORTS, RULE_TITLES, VIOLATIONS, conform_stream,
 )
+from akita.oracle.files import FORMATS
 from akita.oracle.ftrace import parse_seconds
+from akita.oracle.tolerance import KERNEL_TOLERANCE_NS
+
+from .outputs import writable_file
 
 __all__ = ["conform"]
 
 @click.command(short_help="Check another scheduler's trace against the rules.")
 @click.argument("host_file", metavar="HOST.toml", type=click.Path(dir_okay=False))
 @click.argument("trace_path", metavar="TRACE", type=click.Path(dir_okay=False, allow_dash=True))
-@click.option("--format", "trace_format", type=click.Choice(["auto", "jsonl", "ftrace"]),
+@click.option("--format", "trace_format", type=click.Choice(list(FORMATS)),
               default="auto", show_default=True,
-              help="Trace format; auto reads a JSON first line as JSON Lines, else ftrace.")
-@click.option("--tolerance", "tolerance_text", default="0ns", show_default=True,
-              help="How late (or by how much) an implementation may differ, e.g. 20us.")
+              help="Trace format; auto tells them apart by the file's first bytes: "
+                   "JSON Lines, ftrace text (kernel trace, trace-cmd report, perf script, "
+                   "systrace), trace-cmd's trace.dat, Xen's xentrace.")
+@click.option("--cpu-hz", "cpu_hz", type=click.IntRange(10**6), default=None, metavar="HZ",
+              help="xentrace: the cycle counter's frequency in Hz (xl info's cpu_mhz x 10**6).")
+@click.option("--tolerance", "tolerance_text", default=None,
+              help="How late (or by how much) an implementation may differ, e.g. 20us "
+                   f"(default: 0ns for JSON Lines, {format_duration(KERNEL_TOLERANCE_NS)} for "
+                   "kernel and hypervisor traces, a measured scheduling latency).")
+@click.option("--placement", type=click.Choice(["first-fit", "trace"]), default="first-fit",
+              show_default=True,
+              help="Where each vCPU belongs: first fit's pCPU (R12 judged), or the pCPU of its "
+                   "first event in the trace (R12 checks migrations only).")
 @click.option("--policy", type=click.Choice(["akita", "edf"]), default="akita", show_default=True,
               help="The rules to check against: Akita's, or plain EDF over the same servers.")
 @click.option("--ties", type=click.Choice(["any", "strict"]), default="any", show_default=True,
@@ -48,22 +67,31 @@ __all__ = ["conform"]
               help="How many violations to report in full.")
 @click.option("--window", default=8, show_default=True, type=click.IntRange(0),
               help="How many trace events to show with each violation.")
+@click.option("--timeline", "timeline_path", default=None, metavar="OUT.json",
+              help="Also write the trace as a Perfetto timeline with each violation marked "
+                   "on its pCPU's track (written whole, or not at all).")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON on stdout.")
-def conform(host_file, trace_path, trace_format, tolerance_text, policy, ties, reports_text,
-            mappings, origin_text, end_text, keep, window, as_json) -> int:
+def conform(host_file, trace_path, trace_format, cpu_hz, tolerance_text, placement, policy, ties,
+            reports_text, mappings, origin_text, end_text, keep, window, timeline_path,
+            as_json) -> int:
     """Check that every decision in TRACE is one the Akita rules allow on HOST.toml.
 
-    TRACE is a JSON Lines trace (the format of akita simulate --trace) or
-    Linux ftrace text (sched_switch, sched_wakeup); '-' reads stdin. Each
+    TRACE is a JSON Lines trace (the format of akita simulate --trace), Linux
+    scheduler events as text (the kernel's trace file, trace-cmd report with
+    or without -N/-R, perf script, Android systrace), trace-cmd's trace.dat
+    or a Xen xentrace capture; '-' reads stdin (text formats only). Each
     vCPU's periods start at its VM's phase: declared in HOST.toml (phase =
-    "3ms", or phases = "synchronous"), else taken from a JSON Lines
-    header; an ftrace trace of VMs with neither is refused. Exit status 0
-    if the trace conforms, 1 if it has violations, 3 if it holds nothing
-    to check (no decision), 2 on bad input (an empty or unreadable trace,
-    an ftrace with no task mapped, a phase unknown or contradicted).
+    "3ms", or phases = "synchronous"), else taken from a JSON Lines header;
+    a kernel trace of VMs with neither is refused. Exit status 0 if the
+    trace conforms, 1 if it has violations, 3 if it holds nothing to check
+    (no decision), 2 on bad input (an empty or unreadable trace, a kernel
+    trace with no task mapped or no wakeup recorded, a phase unknown or
+    contradicted).
     """
+    writable_file("--timeline", timeline_path)
     host = load_host(host_file)
-    tolerance = parse_duration(tolerance_text, field="--tolerance")
+    tolerance = (None if tolerance_text is None
+                 else parse_duration(tolerance_text, field="--tolerance"))
     end = None if end_text is None else parse_duration(end_text, field="--end")
     path = "<stdin>" if trace_path == "-" else trace_path
     mapping: dict[str, str] = {}
@@ -85,16 +113,34 @@ def conform(host_file, trace_path, trace_format, tolerance_text, policy, ties, r
     except OSError as error:
         raise ModelError("TRACE", trace_path, f"a readable trace file ({error.strerror})") from None
     size = None if trace_path == "-" else os.path.getsize(trace_path)
-    with stream, _progress(size, stream) as progress:
+    with stream, _progress(size, stream) as progress, _whole(timeline_path) as timeline:
         report = conform_stream(host, stream, path=path, trace_format=trace_format,
                                 trace_map=mapping, origin_ns=origin, end=end, reports=reports,
                                 tolerance=tolerance, ties=ties, policy=policy, keep=keep,
-                                window=window, progress=progress)
+                                placement=placement, window=window, progress=progress,
+                                timeline=timeline, cpu_hz=cpu_hz)
     if as_json:
         click.echo(json.dumps(report.as_json()))
     else:
         _print(report)
     return {CONFORMANT: 0, VIOLATIONS: 1}.get(report.verdict, 3)
+
+
+@contextmanager
+def _whole(path: str | None) -> Iterator[TextIO | None]:
+    """A file written beside *path* and renamed to it only if the check ends normally."""
+    if path is None:
+        yield None
+        return
+    folder = os.path.dirname(os.path.abspath(path))
+    handle, scratch = tempfile.mkstemp(dir=folder, prefix=".timeline-", suffix=".json")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            yield out
+        os.replace(scratch, path)
+    finally:
+        if os.path.exists(scratch):
+            os.unlink(scratch)
 
 
 class _progress:
@@ -135,6 +181,14 @@ def _print(report, console: Console | None = None) -> None:
     console = console or Console(highlight=False, width=None if sys.stdout.isatty() else 120)
     console.print(report.summary())
     console.print(_phases_line(report))
+    for rule, first in sorted(report.first_of_each_rule.items(), key=lambda i: int(i[0][1:])):
+        at = "" if first.line is None else f", line {first.line}"
+        console.print(f"{rule} x{report.counts[rule]} ({RULE_TITLES[rule]}); the first, at "
+                      f"{format_duration(first.t)} on pCPU {first.cpu}{at}: {escape(first.text)}")
+        console.print(f"  allowed: {escape(', '.join(first.allowed))}; did: {escape(first.did)}; "
+                      "the trace up to it:")
+        for event in first.window:  # whole lines, never wrapped: a reader copies them
+            click.echo("    " + json.dumps(event, separators=(",", ":")))
     if report.violations:
         table = Table(title=f"First {len(report.violations)} of {report.total} violations, "
                             "in the order they began")
@@ -146,10 +200,5 @@ def _print(report, console: Console | None = None) -> None:
                           "-" if v.line is None else str(v.line), ", ".join(v.allowed), v.did,
                           v.text)
         console.print(table)
-        first = report.violations[0]
-        at = "" if first.line is None else f" at line {first.line}"
-        console.print(f"Trace up to the first{at} ({first.rule}: {RULE_TITLES[first.rule]}):")
-        for event in first.window:  # whole lines, never wrapped: a reader copies them
-            click.echo("  " + json.dumps(event, separators=(",", ":")))
     for item in report.unchecked():
         console.print(f"Not checked (not in the trace): {item}")
