@@ -1,6 +1,7 @@
 """Benchmark: the conformance oracle's speed on a large trace, and its mutation score.
 
     python bench/conform.py --part speed [--events 1000000] [--repeat 3]
+                            [--formats jsonl,ftrace,trace.dat,xentrace]
     python bench/conform.py --part mutation [--hosts 1000] [--phases seeded|synchronous]
     python bench/conform.py                      # both
 
@@ -15,6 +16,12 @@
     :func:`akita.oracle.conform` (ties ``any``, tolerance 0).  Events per
     second are the trace's events over the ``conform`` wall time, best of
     ``--repeat``; the difference from ``parse`` is the oracle's own cost.
+    Each kernel format of ``--formats`` (``ftrace``, ``trace.dat``,
+    ``xentrace``) is the same trace rendered as a kernel would record it
+    (``tests/kernel_render.py``: only its switches and wakeups); ``read``
+    runs the format's reader alone (its scheduler events), ``conform`` the
+    whole check (:func:`akita.oracle.conform_file`, tolerance 0), and events
+    per second count the oracle's events.
 ``mutation``
     ``--hosts`` hosts drawn by Hypothesis (``derandomize=True``, so always
     the same ones) from ``sim_hosts() | stressed_hosts()`` of
@@ -83,6 +90,66 @@ def worker_check(path: str, mode: str) -> dict:
     return doc
 
 
+def worker_render(path: str, fmt: str, out: str) -> dict:
+    """Render the JSON Lines trace at *path* as kernel format *fmt* into *out*."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+    from kernel_render import RENDERERS
+
+    with open(path, encoding="utf-8") as trace:
+        lines = trace.read().splitlines()
+    rendering = RENDERERS[fmt](lines)
+    with open(out, "wb") as target:
+        target.write(rendering.data)
+    with open(out + ".json", "w", encoding="utf-8") as options:
+        json.dump({"trace_map": rendering.trace_map, "options": rendering.options,
+                   "end": json.loads(lines[0])["duration_ns"]}, options)
+    return {"wall": 0.0, "bytes": len(rendering.data)}
+
+
+def worker_kernel(path: str, mode: str) -> dict:
+    """``read``: the reader of *path*'s format alone; ``conform``: the whole check."""
+    from akita.oracle import conform_file
+    from akita.oracle.ftrace import sched_events
+    from akita.oracle.tracedat import read_tracedat
+    from akita.oracle.xentrace import read_xentrace
+    from akita.reference.trace import text_lines
+
+    with open(path + ".json", encoding="utf-8") as options:
+        given = json.load(options)
+    fmt = given["options"]["trace_format"]
+    host = big_host(128, 16, 1)
+    start = time.perf_counter()
+    if mode == "read":
+        with open(path, "rb") as stream:
+            if fmt == "ftrace":
+                records = sched_events(text_lines(stream, path), path=path)
+            elif fmt == "trace.dat":
+                records = read_tracedat(stream, path=path)
+            else:
+                records = read_xentrace(stream, path=path, cpu_hz=given["options"]["cpu_hz"])
+            doc = {"events": sum(1 for _ in records)}
+    else:
+        report = conform_file(host, path, trace_map=given["trace_map"], end=given["end"],
+                              tolerance=0, **given["options"])
+        doc = {"events": report.events, "decisions": report.decisions,
+               "verdict": report.verdict, "checks": report.checks}
+    doc["wall"] = time.perf_counter() - start
+    return doc
+
+
+def _best(args, mode: str, path: str, worker: str) -> None:
+    runs = [run_worker(sys.executable, ["--worker", worker, path, mode], __file__)
+            for _ in range(args.repeat)]
+    best = min(runs, key=lambda r: r["wall"])
+    rss = max(r["rss_mib"] for r in runs)
+    extra = ""
+    if mode == "conform":
+        extra = (f", {best['decisions']:,} decisions, {best['checks']:,} check points, "
+                 f"verdict {best['verdict']}")
+    print(f"{mode:>8}: {best['wall']:.2f} s (best of {len(runs)}), "
+          f"{best['events'] / best['wall']:,.0f} events/s, peak RSS {rss:.1f} MiB{extra}")
+
+
 def part_speed(args) -> None:
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "big.jsonl")
@@ -90,18 +157,18 @@ def part_speed(args) -> None:
         print(f"$ python bench/conform.py --part speed --events {args.events}")
         print(f"trace: {made['events']:,} events, {made['bytes'] / 2**20:.0f} MiB, "
               f"{made['seconds']} s simulated (128 VMs offered to 16 pCPUs)")
-        for mode in ("parse", "conform"):
-            runs = [run_worker(sys.executable, ["--worker", mode, path], __file__)
-                    for _ in range(args.repeat)]
-            best = min(runs, key=lambda r: r["wall"])
-            rss = max(r["rss_mib"] for r in runs)
-            rate = best["events"] / best["wall"]
-            extra = ""
-            if mode == "conform":
-                extra = (f", {best['decisions']:,} decisions, {best['checks']:,} check points, "
-                         f"verdict {best['verdict']}")
-            print(f"{mode:>8}: {best['wall']:.2f} s (best of {len(runs)}), "
-                  f"{rate:,.0f} events/s, peak RSS {rss:.1f} MiB{extra}")
+        formats = args.formats.split(",")
+        if "jsonl" in formats:
+            print("jsonl:")
+            for mode in ("parse", "conform"):
+                _best(args, mode, path, "check")
+        for fmt in (f for f in formats if f != "jsonl"):
+            out = os.path.join(folder, f"big.{fmt}")
+            rendered = run_worker(sys.executable, ["--worker", "render", path, fmt, out],
+                                  __file__)
+            print(f"{fmt}: {rendered['bytes'] / 2**20:.0f} MiB")
+            for mode in ("read", "conform"):
+                _best(args, mode, out, "kernel")
 
 
 def part_mutation(args) -> None:
@@ -147,13 +214,21 @@ def part_mutation(args) -> None:
 def main() -> None:
     if len(sys.argv) > 2 and sys.argv[1] == "--worker":
         kind, path = sys.argv[2], sys.argv[3]
-        doc = worker_make(path, int(sys.argv[4])) if kind == "make" else worker_check(path, kind)
+        if kind == "make":
+            doc = worker_make(path, int(sys.argv[4]))
+        elif kind == "render":
+            doc = worker_render(path, sys.argv[4], sys.argv[5])
+        elif kind == "kernel":
+            doc = worker_kernel(path, sys.argv[4])
+        else:
+            doc = worker_check(path, sys.argv[4])
         print(json.dumps(doc))
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", choices=("speed", "mutation", "all"), default="all")
     parser.add_argument("--events", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--formats", default="jsonl,ftrace,trace.dat,xentrace")
     parser.add_argument("--hosts", type=int, default=1000)
     parser.add_argument("--phases", choices=("seeded", "synchronous"), default="seeded")
     args = parser.parse_args()

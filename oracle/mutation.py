@@ -8,12 +8,19 @@ host cannot be told apart there and is not counted for it.  A mutant is
 mutant breaks; the *mutation score* is the share of mutants killed.  The
 reference must pass on every host: a violation there is a false alarm and
 fails the analysis.
+
+A trace is judged by default as the oracle judges a JSON Lines trace that
+records the decision kinds *reports*; a *check* hook may judge it otherwise,
+for instance rendered in a kernel trace format and read back through
+:func:`akita.oracle.files.conform_stream`
+(``tests/oracle/test_mutants_kernel_formats.py``).
 """
 
 from __future__ import annotations
 
 import io
 from collections import Counter
+from functools import partial
 from typing import Callable, Iterable
 
 import attrs
@@ -27,12 +34,22 @@ from .oracle import DECISIONS
 from .phases import trace_phases
 from .report import ConformanceReport, conform
 
-__all__ = ["MutantScore", "MutationReport", "score_mutants", "strip"]
+__all__ = ["Check", "MutantScore", "MutationReport", "score_mutants", "strip"]
+
+#: How a trace is judged: ``check(host, lines)`` for the JSON Lines *lines* (header first).
+Check = Callable[[Host, list[str]], ConformanceReport]
 
 
 @attrs.define
 class MutantScore:
-    """How the oracle fared against one mutant."""
+    """How the oracle fared against one mutant.
+
+    :ivar diverged: hosts on which its trace differs from the reference's.
+    :ivar flagged: of those, hosts on which the oracle found a violation.
+    :ivar named: hosts on which one of them is of the mutant's rule.
+    :ivar first: rule -> hosts on which it was the first violation's.
+    :ivar rules: rule -> hosts on which the oracle reported it at all.
+    """
 
     name: str
     rule: str
@@ -40,6 +57,7 @@ class MutantScore:
     flagged: int = 0
     named: int = 0
     first: Counter = attrs.Factory(Counter)
+    rules: Counter = attrs.Factory(Counter)
 
     @property
     def killed(self) -> bool:
@@ -48,7 +66,8 @@ class MutantScore:
     def as_json(self) -> dict:
         return {"mutant": self.name, "rule": self.rule, "diverged": self.diverged,
                 "flagged": self.flagged, "named": self.named, "killed": self.killed,
-                "first_rules": dict(sorted(self.first.items()))}
+                "first_rules": dict(sorted(self.first.items())),
+                "rules": dict(sorted(self.rules.items()))}
 
 
 @attrs.define
@@ -99,15 +118,26 @@ def _check(host: Host, lines: list[str], ties: str, reports: frozenset[str]) -> 
 
 def score_mutants(cases: Iterable[tuple[Host, int]], *, duration: int, ties: str = "any",
                   reports: Iterable[str] = DECISIONS, mutants: Iterable[Mutant] = MUTANTS,
-                  progress: Callable[[int], None] | None = None) -> MutationReport:
-    """Run the reference and *mutants* on each (host, seed) of *cases* and score the oracle."""
+                  progress: Callable[[int], None] | None = None,
+                  check: Check | None = None) -> MutationReport:
+    """Run the reference and *mutants* on each (host, seed) of *cases* and score the oracle.
+
+    :param ties: ``"any"`` or ``"strict"``, as :class:`~.oracle.Oracle` takes it.
+    :param reports: the decision kinds the traces are taken to record (the
+        others are stripped before the check).
+    :param progress: called with the number of hosts done, after each.
+    :param check: how each trace is judged (default: the oracle on the JSON
+        Lines trace cut down to *reports*, with *ties*); *ties* and *reports*
+        are then the hook's own business and are not used.
+    """
     reports = frozenset(reports)
     mutants = list(mutants)
+    judge: Check = check if check is not None else partial(_check, ties=ties, reports=reports)
     result = MutationReport(mutants=[MutantScore(m.name, m.rule) for m in mutants])
     for host, seed in cases:
         result.hosts += 1
         reference = _trace(host, seed, duration, None)
-        verdict = _check(host, reference, ties, reports)
+        verdict = judge(host, reference)
         if verdict.violations:
             result.false_alarms.append({"seed": seed, "violation": verdict.violations[0].text})
         else:
@@ -117,7 +147,8 @@ def score_mutants(cases: Iterable[tuple[Host, int]], *, duration: int, ties: str
             if lines == reference:
                 continue
             score.diverged += 1
-            found = _check(host, lines, ties, reports)
+            found = judge(host, lines)
+            score.rules.update(found.counts.keys())
             if found.violations:
                 score.flagged += 1
                 score.first[found.violations[0].rule] += 1

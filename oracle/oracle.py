@@ -166,6 +166,9 @@ class Oracle:
             heapq.heapify(timers)
         self._names = frozenset(self.vcpus) | frozenset(self.rejected)
         self._open: list[dict[str, Finding]] = [{} for _ in self.cpus]
+        #: per pCPU, the earliest instant it has something to do at, as of when it was last
+        #: processed (:meth:`_next_point`); only its own events change it.
+        self._next: list[int | float] = [-1] * host.pcpus
         self._ok = [True] * host.pcpus
         self._t = 0
         self._buffer: list[dict[str, Any]] = []
@@ -307,9 +310,11 @@ class Oracle:
         self._closed_events = self.events - len(events)
         self._current = []
         touched = sorted({e["cpu"] for e in events})
-        for cpu in self.cpus:  # the rule points of the others, while their evidence is recent
-            if cpu.index not in touched and self._pending(cpu, t):
-                self._advance(cpu, t)
+        nxt = self._next
+        for c, point in enumerate(nxt):  # the rule points of the others, while evidence is recent
+            if point < t and c not in touched:
+                self._advance(self.cpus[c], t)
+                nxt[c] = self._next_point(self.cpus[c])
         blocks_first = set()
         seen = set()
         for e in events:
@@ -347,22 +352,24 @@ class Oracle:
                     dispatched.add(e["cpu"])
         for c in touched:
             self._settle(self.cpus[c], t, c in dispatched, c in decides)
+            nxt[c] = self._next_point(self.cpus[c])
         self._recent.extend(events)
         self._closed_events = self.events
         self._current = []
 
-    def _pending(self, cpu: ShadowCPU, t: int) -> bool:
-        """Whether *cpu* has a rule point or an open obligation before *t* (cheap)."""
+    def _next_point(self, cpu: ShadowCPU) -> int | float:
+        """The earliest instant *cpu* has a rule point at (-1 with an open obligation, whose
+        expiry must be watched at every instant; infinity if none)."""
         if self._open[cpu.index]:
-            return True
+            return -1
         timers = self._timers[cpu.index]
-        if timers and timers[0][0] < t:
-            return True
+        point: int | float = timers[0][0] if timers else float("inf")
         running = cpu.running
-        if running is None or not running.runnable:
-            return False
-        due = running.due()
-        return due is not None and cpu.synced + due < t
+        if running is not None and running.runnable:
+            due = running.due()
+            if due is not None and cpu.synced + due < point:
+                point = cpu.synced + due
+        return point
 
     def _advance(self, cpu: ShadowCPU, t: int) -> None:
         """Apply the rule points of *cpu* strictly before *t* (no trace event there)."""

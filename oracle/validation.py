@@ -29,6 +29,8 @@ DECISIONS = frozenset({"dispatch", "idle", "mode", "temperature", "release", "ex
 _PLAIN = frozenset({"wake", "block", "exhaust"})
 _CHECKED = frozenset({"complete", "dispatch", "release", "mode", "temperature"})
 _KEY = re.compile(r"[0-9]+(/[0-9]*[1-9][0-9]*)?")
+#: The fields that are integers >= 0 when present.
+_VALUES = ("deadline", "budget", "arrival", "temperature")
 #: The longest key: two numbers of at most 20 digits and a slash.
 _KEY_CHARS = 41
 
@@ -55,10 +57,12 @@ def validate(event: dict[str, Any], pcpus: int, vcpus: frozenset[str]) -> None:
     if kind == "mode" and (not isinstance(event.get("mode"), str)
                            or event.get("mode") not in ("HI", "LO")):
         raise TraceError("mode", event.get("mode"), '"HI" or "LO"')
-    for field in ("deadline", "budget", "arrival", "temperature"):
-        value = event.get(field, 0)
-        if type(value) is not int or value < 0:
-            raise TraceError(field, value, "an integer >= 0 (ns for a time)")
-    key = event.get("key", "0")
-    if type(key) is not str or len(key) > _KEY_CHARS or _KEY.fullmatch(key) is None:
-        raise TraceError("key", event["key"], 'an exact number of ns, "p" or "p/q"')
+    for field in _VALUES:
+        if field in event:
+            value = event[field]
+            if type(value) is not int or value < 0:
+                raise TraceError(field, value, "an integer >= 0 (ns for a time)")
+    if "key" in event:
+        key = event["key"]
+        if type(key) is not str or len(key) > _KEY_CHARS or _KEY.fullmatch(key) is None:
+            raise TraceError("key", key, 'an exact number of ns, "p" or "p/q"')
