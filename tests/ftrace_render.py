@@ -1,6 +1,10 @@
 """A JSON Lines trace rendered as the Linux ftrace text a kernel would write.
 
 Shared by the command-line tests of ``akita conform`` and the trace fuzz tests.
+It writes the events in the trace's own order; where a vCPU blocks and is
+woken again at one instant before its pCPU decides, a kernel's order differs
+(``tests/kernel_render.py``, whose ``render_ftrace_text`` puts the trace in
+kernel order first and is the one to use on arbitrary hosts).
 """
 
 import json
