@@ -45,8 +45,8 @@ from .criticality import Criticality
 from .duration import format_duration, parse_duration
 from .errors import HostFileError, ModelError
 from .host import Host, trace_map_field
-from .limits import (MAX_FILE_BYTES, MAX_INTEGER, MAX_NUMBER_CHARS, MAX_PCPUS, MAX_STRING_CHARS,
-                     MAX_TOTAL_VCPUS, MAX_VCPUS_PER_VM, MAX_VMS, check_count, check_text)
+from .limits import (MAX_INTEGER, MAX_NUMBER_CHARS, MAX_PCPUS, MAX_STRING_CHARS, MAX_TOTAL_VCPUS,
+                     MAX_VCPUS_PER_VM, MAX_VMS, check_count, check_text, read_bounded)
 from .options import SchedulerOptions, is_duration
 from .presets import PRESETS
 from .share import Share
@@ -89,23 +89,7 @@ def load_host(path: str | os.PathLike[str]) -> Host:
         TOML syntax) carrying the path, the VM and the field.
     """
     shown = os.fspath(path)
-    try:
-        with open(path, "rb") as stream:
-            size = os.fstat(stream.fileno()).st_size
-            if size > MAX_FILE_BYTES:
-                raise HostFileError("file", f"{size} bytes",
-                                    f"a host file of at most {MAX_FILE_BYTES} bytes", path=shown)
-            data = stream.read(MAX_FILE_BYTES + 1)  # a file that grows, or a pipe
-    except OSError as error:
-        reason = error.strerror or type(error).__name__
-        raise HostFileError("file", shown, f"a readable file ({reason})", path=shown) from None
-    if len(data) > MAX_FILE_BYTES:
-        raise HostFileError("file", f"more than {MAX_FILE_BYTES} bytes",
-                            f"a host file of at most {MAX_FILE_BYTES} bytes", path=shown)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise HostFileError("file", f"byte {error.start}", "UTF-8 text", path=shown) from None
+    text = read_bounded(path)
     return loads_host(text, path=shown, base=os.path.dirname(os.path.abspath(shown)))
 
 

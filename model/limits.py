@@ -10,10 +10,14 @@ is a :class:`~.errors.HostFileError` naming the file and the field, which
 the command line prints as one line with exit status 2.
 
 The ceilings are those of the *host file* reader; the model's classes
-themselves take any size a library caller gives them.
+themselves take any size a library caller gives them.  The sweep file
+(``akita sweep``) is read by the same two functions, :func:`read_bounded`
+and :func:`check_text`, under its own name.
 """
 
 from __future__ import annotations
+
+import os
 
 from .errors import HostFileError, ModelError
 
@@ -29,6 +33,7 @@ __all__ = [
     "MAX_NUMBER_CHARS",
     "MAX_DURATION_NS",
     "MAX_STRING_CHARS",
+    "read_bounded",
     "check_text",
     "check_integer",
     "check_count",
@@ -58,24 +63,55 @@ MAX_DURATION_NS = 2**63 - 1
 MAX_STRING_CHARS = 256
 
 
-def check_text(text: str, *, path: str | None = None) -> None:
-    """Refuse a host file's *text* that is too long, has too long a line or nests too deep.
+def read_bounded(path: str | os.PathLike[str], *, kind: str = "host file",
+                 error: type[ModelError] = HostFileError) -> str:
+    """The UTF-8 text of the file at *path*, never reading more than :data:`MAX_FILE_BYTES`.
+
+    The size is checked before the file is read, and no more than the
+    ceiling is read even from a file that grows or a pipe.  *kind* names the
+    file in the messages (``"host file"``, ``"sweep file"``).
+
+    :raises ModelError: of class *error*, carrying the path: the file cannot
+        be read, is too large, or is not UTF-8.
+    """
+    shown = os.fspath(path)
+    too_large = f"a {kind} of at most {MAX_FILE_BYTES} bytes"
+    try:
+        with open(path, "rb") as stream:
+            size = os.fstat(stream.fileno()).st_size
+            if size > MAX_FILE_BYTES:
+                raise error("file", f"{size} bytes", too_large, path=shown)
+            data = stream.read(MAX_FILE_BYTES + 1)
+    except OSError as failure:
+        reason = failure.strerror or type(failure).__name__
+        raise error("file", shown, f"a readable file ({reason})", path=shown) from None
+    if len(data) > MAX_FILE_BYTES:
+        raise error("file", f"more than {MAX_FILE_BYTES} bytes", too_large, path=shown)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as failure:
+        raise error("file", f"byte {failure.start}", "UTF-8 text", path=shown) from None
+
+
+def check_text(text: str, *, path: str | None = None, kind: str = "host file",
+               error: type[ModelError] = HostFileError) -> None:
+    """Refuse a file's *text* that is too long, has too long a line or nests too deep.
 
     The nesting is counted by a scan that skips strings and comments, so the
     TOML parser, which recurses once per level, never sees a document deeper
-    than :data:`MAX_NESTING`.
+    than :data:`MAX_NESTING`.  *kind* and *error* as for :func:`read_bounded`.
     """
     size = len(text.encode("utf-8", "surrogatepass"))
     if size > MAX_FILE_BYTES:
-        raise HostFileError("file", f"{size} bytes", f"a host file of at most {MAX_FILE_BYTES} bytes",
-                            path=path)
+        raise error("file", f"{size} bytes", f"a {kind} of at most {MAX_FILE_BYTES} bytes",
+                    path=path)
     depth, deepest = _deepest(text)
     if depth > MAX_NESTING:
-        raise HostFileError(f"line {deepest}", f"{depth} levels of '[' or '{{'",
-                            f"arrays and inline tables nested at most {MAX_NESTING} deep", path=path)
+        raise error(f"line {deepest}", f"{depth} levels of '[' or '{{'",
+                    f"arrays and inline tables nested at most {MAX_NESTING} deep", path=path)
     for number, row in enumerate(text.split("\n"), start=1):
         if len(row) > MAX_LINE_CHARS:
-            raise HostFileError(
+            raise error(
                 f"line {number}", f"{len(row)} characters",
                 f"a line of at most {MAX_LINE_CHARS} characters (split long arrays over lines)",
                 path=path,

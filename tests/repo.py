@@ -6,5 +6,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 #: The shipped host files.
 EXAMPLES = ROOT / "examples"
+#: The shipped sweep files (``examples/sweep*.toml``, read by ``akita sweep``).
+SWEEP_EXAMPLES = sorted(EXAMPLES.glob("sweep*.toml"))
+#: The shipped host files: ``examples/*.toml`` but the sweep files.
+HOST_EXAMPLES = sorted(set(EXAMPLES.glob("*.toml")) - set(SWEEP_EXAMPLES))
 #: The specification's sources.
 DOCS = ROOT / "docs"

@@ -13,14 +13,16 @@ The public API is re-exported here, so that a script needs no submodule:
   ``akita check``      :func:`check_host`                                 ``list[PCPUCheck]``
   ``akita conform``    :func:`conform_file` (or :func:`conform_stream`)   ``ConformanceReport``
   ``akita reproduce``  :func:`reproduce`                                  ``list[Outcome]``
+  ``akita sweep``      :func:`run_sweep` (of :func:`load_sweep`'s spec)   ``SweepResult``
   ===================  =================================================  =====================
 
 The functions of the other layers are loaded on first use, so ``import
-akita`` stays light; :func:`reproduce` needs the ``plots`` extra
-(matplotlib).  The layers themselves: the reference scheduler in
+akita`` stays light; :func:`reproduce` loads matplotlib when it draws, and :func:`run_sweep` loads ``dask.distributed`` only when it
+starts a cluster.  The layers themselves: the reference scheduler in
 :mod:`akita.reference`, the proof obligations in :mod:`akita.proofs`, the
 oracle in :mod:`akita.oracle`, the experiments in :mod:`akita.experiments`,
-and the command line in :mod:`akita.cli`.
+the acceptance-ratio sweeps in :mod:`akita.sweep`, and the command line in
+:mod:`akita.cli`.
 """
 
 from importlib import import_module
@@ -60,6 +62,9 @@ _LAZY = {
     "conform_stream": ("akita.oracle", "conform_stream"),
     "ConformanceReport": ("akita.oracle", "ConformanceReport"),
     "reproduce": ("akita.experiments", "reproduce"),
+    "load_sweep": ("akita.sweep", "load_spec"),
+    "run_sweep": ("akita.sweep", "run_sweep"),
+    "SweepResult": ("akita.sweep", "SweepResult"),
 }
 
 

@@ -29,7 +29,7 @@ import tomli_w
 from akita.model.limits import MAX_TOTAL_VCPUS
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from repo import EXAMPLES
+from repo import HOST_EXAMPLES
 
 from akita.cli import run
 
@@ -183,7 +183,7 @@ def test_simulate_never_escapes(capsys, document):
     _check(capsys, text, "simulate", "--duration", "1ms", "--json")
 
 
-_EXAMPLES = sorted(EXAMPLES.glob("*.toml"))
+_EXAMPLES = HOST_EXAMPLES
 
 
 @settings(max_examples=120, suppress_health_check=_QUIET, deadline=None)

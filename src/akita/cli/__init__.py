@@ -20,6 +20,7 @@ from .conform import conform
 from .prove import prove
 from .reproduce import reproduce
 from .simulate import simulate
+from .sweep import sweep
 from .verify import verify
 
 __all__ = ["cli", "main", "run"]
@@ -38,6 +39,7 @@ cli.add_command(verify)
 cli.add_command(prove)
 cli.add_command(conform)
 cli.add_command(reproduce)
+cli.add_command(sweep)
 
 
 def run(argv: list[str] | None = None) -> int:

@@ -45,7 +45,7 @@ def reproduce(name: str, out_dir: str, quick: bool, as_json: bool) -> int:
         experiment_named(name)  # an unknown name is bad input before anything is written
     if importlib.util.find_spec("matplotlib") is None:  # matplotlib is the ``plots`` extra
         raise click.UsageError("akita reproduce draws its plots with matplotlib, which is not "
-                               "installed; install it with: pip install 'akita-sched[plots]'")
+                               "installed; install it with: pip install matplotlib")
     writable_folder("--out", out_dir)
     out = Path(out_dir)
     console = Console(stderr=True) if sys.stderr.isatty() else None

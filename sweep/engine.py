@@ -1,0 +1,115 @@
+"""Running batches: in this process, on a local Dask cluster, or on an existing one.
+
+The batches of a sweep are independent, so they run on ``dask.distributed``
+(https://distributed.dask.org): by default a
+:class:`distributed.LocalCluster` of one single-threaded worker *process*
+per core (the admission tests are pure Python, so threads would share one
+interpreter lock), on the loopback interface, without a dashboard and
+without the workers' statistical profiler, each worker ignoring Ctrl-C
+(:mod:`.quiet_worker`), which the sweep handles; with
+an address, the existing cluster whose scheduler listens there (every
+worker must have ``akita-sched`` installed).  ``workers=0`` runs the
+batches one after the other in this process, without Dask.
+
+Each batch is one task (:func:`~.batches.run_job`), submitted with an
+explicit key, and its result is handed to *done* as it arrives, in
+whatever order the cluster finishes them; the caller puts it in place by
+its index, so the output does not depend on that order.  A worker that
+dies mid-task loses nothing: the scheduler runs its tasks again on the
+others (and its nanny starts a new worker), and a task's result reaches
+*done* once.  ``distributed`` is imported here, on first use only, so that
+``import akita`` and the other commands never load it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import re
+from typing import Any, Callable, Iterator, Sequence
+
+from akita.model import ModelError
+
+from .batches import BatchResult, Job, run_job
+
+__all__ = ["default_workers", "run_jobs", "LOCAL_CONFIG"]
+
+#: A scheduler's address: a protocol, a host and a port (``tcp://host:8786``).
+_ADDRESS = re.compile(r"(?:tcp|tls|ws|wss|ucx)://[^\s/]+:[0-9]{1,5}")
+#: The local cluster's workers run without their statistical profiler, which samples
+#: every thread's stack each 10 ms for a dashboard the sweep does not open (it cost up
+#: to a third of a batch's time in one measurement here, within the shared machine's
+#: noise in others); an existing cluster keeps its own settings.
+#: They also ignore Ctrl-C, which the sweep handles (:mod:`.quiet_worker`).
+LOCAL_CONFIG = {"distributed.worker.profile.enabled": False,
+                 "distributed.worker.preload": ["akita.sweep.quiet_worker"]}
+
+
+def default_workers() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def run_jobs(jobs: Sequence[Job], done: Callable[[int, BatchResult], None], *,
+             workers: int | None = None, scheduler: str | None = None,
+             name: str = "akita-sweep") -> None:
+    """Compute every job; call ``done(index, result)`` once for each, as each finishes.
+
+    :param workers: worker processes of a local cluster (default
+        :func:`default_workers`); ``0``: in this process, without Dask.
+    :param scheduler: the address of an existing cluster's scheduler
+        (``tcp://host:8786``); then *workers* is not used.
+    :param name: the prefix of the tasks' keys on the cluster.
+    """
+    if scheduler is None and workers == 0:
+        for index, job in enumerate(jobs):
+            done(index, run_job(job))
+        return
+    if not jobs:
+        return
+    from distributed import as_completed
+    from distributed.scheduler import KilledWorker
+
+    with _client(workers, scheduler) as client:
+        futures = client.map(run_job, list(jobs), key=[f"{name}-{i}" for i in range(len(jobs))],
+                             pure=False)
+        position = {future.key: index for index, future in enumerate(futures)}
+        try:
+            for future in as_completed(futures, loop=client.loop):
+                done(position[future.key], future.result())
+                future.release()
+        except KilledWorker as error:
+            raise ModelError("cluster", str(error), "workers that stay up: every worker that "
+                             "ran this task died") from None
+
+
+@contextlib.contextmanager
+def _client(workers: int | None, scheduler: str | None) -> Iterator[Any]:
+    """A ``distributed.Client`` of the existing cluster at *scheduler*, or of a new
+    local cluster of *workers* processes, closed on exit."""
+    from distributed import Client, LocalCluster
+
+    if scheduler is not None:
+        if not _ADDRESS.fullmatch(scheduler):
+            raise ModelError("--scheduler", scheduler, "the address of a Dask scheduler, "
+                             "such as tcp://host:8786")
+        try:
+            client = Client(scheduler, timeout="10s", set_as_default=False)
+        except (OSError, TimeoutError, ValueError, TypeError) as error:
+            raise ModelError("--scheduler", scheduler, "the address of a running Dask scheduler, "
+                             f"such as tcp://host:8786 ({error})") from None
+        with client:
+            yield client
+        return
+    import dask
+
+    with dask.config.set(LOCAL_CONFIG), \
+            LocalCluster(n_workers=workers or default_workers(), threads_per_worker=1,
+                         processes=True, host="127.0.0.1", dashboard_address=None,
+                         silence_logs=logging.CRITICAL) as cluster, \
+            Client(cluster, set_as_default=False) as client:
+        yield client

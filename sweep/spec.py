@@ -1,0 +1,281 @@
+"""The sweep file: TOML in, :class:`SweepSpec` out.
+
+The format (documented in ``docs/sweep.rst``)::
+
+    [sweep]
+    seed = 1
+    sets = 200                        # per utilisation point
+    utilizations = [0.5, 0.55, 0.6]   # or { start = 0.05, stop = 0.95, step = 0.05 }
+    tests = ["edf-vd", "amc-rtb"]
+    batch = 50                        # sets per task of the cluster (optional)
+
+    [sweep.generator]
+    kind = "uunifast"                 # or "uunifast-discard"
+    vcpus = 20
+    periods = ["10ms", "1000ms"]
+    period_distribution = "log-uniform"   # or "uniform" (optional)
+    granularity = "100us"             # optional, default "1us"
+    criticality_factor = 2            # C_pes = factor x C_opt for HI vCPUs
+    p_hi = 0.5
+
+Reading is as strict as for a host file (:mod:`akita.model.host_file`):
+the file is bounded before it is parsed (:func:`~akita.model.limits.read_bounded`,
+:func:`~akita.model.limits.check_text`), unknown keys and values of the
+wrong kind are refused, and every count has a ceiling checked before any
+set is drawn.  Each error is a :class:`~akita.model.ModelError` naming the
+file and the key (``sweep.generator.vcpus``), which the command line prints
+as one line with exit status 2.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tomllib
+from fractions import Fraction
+from typing import Any
+
+import attrs
+
+from akita.model import ADMISSION_TESTS, ModelError, parse_duration, parse_fraction
+from akita.model.limits import check_text, read_bounded
+from akita.model.taskgen import KINDS, PERIOD_DISTRIBUTIONS, TaskSetGenerator
+
+__all__ = ["SweepSpec", "load_spec", "loads_spec", "generator_json", "DEFAULT_BATCH",
+           "MAX_SETS", "MAX_POINTS", "MAX_TOTAL_SETS", "MAX_BATCHES", "MAX_VCPUS", "MAX_SEED",
+           "FUTURE_TESTS"]
+
+#: Sets per batch (one task of the cluster) when the file names none.
+DEFAULT_BATCH = 50
+#: Sets of one utilisation point.
+MAX_SETS = 1_000_000
+#: Utilisation points.
+MAX_POINTS = 1000
+#: Sets of the whole sweep.
+MAX_TOTAL_SETS = 10_000_000
+#: Batches of the whole sweep (each is one task, and one file under ``--out``).
+MAX_BATCHES = 100_000
+#: vCPUs of one set.
+MAX_VCPUS = 256
+#: The largest seed (a C ``int64``).
+MAX_SEED = 2**63 - 1
+#: Tests named in the literature that are not available yet, with why; a name here is
+#: refused only while it is not one of the admission tests (``ADMISSION_TESTS``).
+FUTURE_TESTS = {"exact": "the exact test is not implemented yet"}
+#: Bumped whenever the sets a spec draws change, so that stored batches are not reused.
+FORMAT = 1
+
+_KIND = "sweep file"
+_TOP_KEYS = ("sweep",)
+_SWEEP_KEYS = ("seed", "sets", "utilizations", "tests", "batch", "generator")
+_GENERATOR_KEYS = ("kind", "vcpus", "periods", "period_distribution", "granularity",
+                   "criticality_factor", "p_hi")
+_RANGE_KEYS = ("start", "stop", "step")
+_MISSING = object()
+
+
+@attrs.frozen
+class SweepSpec:
+    """A sweep: which sets to draw, at which utilisations, under which tests.
+
+    :param seed: the sweep's seed; set ``i`` of point ``U`` depends on
+        ``(seed, U, i)`` only (:func:`~akita.model.taskgen.set_random`).
+    :param sets: sets per utilisation point.
+    :param utilizations: the LO-mode utilisations ``U_LO`` of the points,
+        increasing, each in ``(0, 1]``.
+    :param tests: admission test names (:data:`~akita.model.ADMISSION_TESTS`).
+    :param generator: how a set is drawn.
+    :param batch: sets per task of the cluster.
+    """
+
+    seed: int
+    sets: int
+    utilizations: tuple[Fraction, ...]
+    tests: tuple[str, ...]
+    generator: TaskSetGenerator
+    batch: int = DEFAULT_BATCH
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        """What a set's verdicts depend on besides its point and index: the seed,
+        the generator, the tests (and the generator's :data:`FORMAT`)."""
+        return {"format": FORMAT, "seed": self.seed, "tests": list(self.tests),
+                "generator": generator_json(self.generator)}
+
+    @property
+    def digest(self) -> str:
+        """The SHA-256 of :attr:`identity`: stored batches are reused only under it."""
+        text = json.dumps(self.identity, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+
+def generator_json(generator: TaskSetGenerator) -> dict[str, Any]:
+    """*generator* for machines: times in integer ns, fractions as ``"p/q"``."""
+    return {"kind": generator.kind, "vcpus": generator.vcpus,
+            "periods_ns": list(generator.periods),
+            "period_distribution": generator.period_distribution,
+            "granularity_ns": generator.granularity,
+            "criticality_factor": str(generator.criticality_factor),
+            "p_hi": str(generator.p_hi)}
+
+
+def load_spec(path: str | os.PathLike[str]) -> SweepSpec:
+    """Read the sweep file at *path* (at most :data:`~akita.model.limits.MAX_FILE_BYTES`).
+
+    :raises ModelError: naming the file and the key.
+    """
+    shown = os.fspath(path)
+    return loads_spec(read_bounded(path, kind=_KIND, error=ModelError), path=shown)
+
+
+def loads_spec(text: str, *, path: str = "<string>") -> SweepSpec:
+    """Read a sweep file's *text*; *path* names it in error messages."""
+    check_text(text, path=path, kind=_KIND, error=ModelError)
+    try:
+        document = tomllib.loads(text.removeprefix("\ufeff"))
+    except tomllib.TOMLDecodeError as error:
+        raise ModelError("toml", str(error), "valid TOML", path=path) from None
+    except (ValueError, RecursionError) as error:
+        reason = str(error).split(":")[0] or type(error).__name__
+        raise ModelError("toml", reason, "valid TOML of bounded numbers", path=path) from None
+    try:
+        return _spec(document)
+    except ModelError as error:
+        raise error.located(path=path) from None
+
+
+def _table(document: dict, key: str, allowed: tuple[str, ...]) -> dict:
+    """The table *key* of *document* (``"sweep"`` or ``"sweep.generator"``), its keys checked."""
+    table = document
+    for part in key.split("."):
+        table = table.get(part, _MISSING) if isinstance(table, dict) else _MISSING
+    if not isinstance(table, dict):
+        raise ModelError(key, None if table is _MISSING else table, f"a [{key}] table")
+    for name in table:
+        if name not in allowed:
+            raise ModelError(f"{key}.{name}", name, f"a known key ({', '.join(allowed)})")
+    return table
+
+
+def _required(table: dict, key: str, field: str) -> Any:
+    if key not in table:
+        raise ModelError(field, None, f"a value for {key!r}")
+    return table[key]
+
+
+def _integer(value: Any, field: str, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ModelError(field, value, f"an integer from {low} to {high}")
+    if not low <= value <= high:
+        raise ModelError(field, value, f"an integer from {low} to {high}")
+    return value
+
+
+def _spec(document: dict) -> SweepSpec:
+    for name in document:
+        if name not in _TOP_KEYS:
+            raise ModelError(name, name, "a known key (sweep)")
+    sweep = _table(document, "sweep", _SWEEP_KEYS)
+    seed = _integer(_required(sweep, "seed", "sweep.seed"), "sweep.seed", 0, MAX_SEED)
+    sets = _integer(_required(sweep, "sets", "sweep.sets"), "sweep.sets", 1, MAX_SETS)
+    points = _utilizations(_required(sweep, "utilizations", "sweep.utilizations"))
+    if sets * len(points) > MAX_TOTAL_SETS:
+        raise ModelError("sweep.sets", sets, f"at most {MAX_TOTAL_SETS} sets in all "
+                         f"({len(points)} points of {sets} sets is {sets * len(points)})")
+    batch = _integer(sweep.get("batch", DEFAULT_BATCH), "sweep.batch", 1, MAX_SETS)
+    batches = len(points) * -(-sets // batch)
+    if batches > MAX_BATCHES:
+        raise ModelError("sweep.batch", batch, f"a batch that makes at most {MAX_BATCHES} "
+                         f"batches in all (this one makes {batches})")
+    generator = _generator(_table(document, "sweep.generator", _GENERATOR_KEYS))
+    if generator.kind == "uunifast-discard" and generator.p_hi > 0 \
+            and points[-1] * generator.criticality_factor > generator.vcpus:
+        raise ModelError("sweep.generator.kind", generator.kind,
+                         f"a generator that can find sets: at utilization {points[-1]} a set of "
+                         f"{generator.vcpus} HI vCPUs with criticality factor "
+                         f"{generator.criticality_factor} always has some C_pes > T "
+                         "(use 'uunifast', or lower the utilizations or the factor)")
+    return SweepSpec(seed=seed, sets=sets, utilizations=points,
+                     tests=_tests(_required(sweep, "tests", "sweep.tests")),
+                     generator=generator, batch=min(batch, sets))
+
+
+def _utilizations(value: Any) -> tuple[Fraction, ...]:
+    field = "sweep.utilizations"
+    if isinstance(value, dict):
+        points = _range(value)
+    elif isinstance(value, list) and value:
+        if len(value) > MAX_POINTS:
+            raise ModelError(field, f"{len(value)} points", f"at most {MAX_POINTS} points")
+        points = [parse_fraction(u, field=field) for u in value]
+    else:
+        raise ModelError(field, value, "a non-empty list of utilizations such as [0.5, 0.55], "
+                         "or a table { start = 0.05, stop = 0.95, step = 0.05 }")
+    for point in points:
+        if not 0 < point <= 1:
+            raise ModelError(field, str(point), "each utilization in (0, 1]: a set is accepted "
+                             "on one pCPU, and no test passes U_LO > 1")
+    if any(a >= b for a, b in zip(points, points[1:])):
+        raise ModelError(field, [str(p) for p in points][:12], "increasing utilizations, each once")
+    return tuple(points)
+
+
+def _range(table: dict) -> list[Fraction]:
+    field = "sweep.utilizations"
+    for name in table:
+        if name not in _RANGE_KEYS:
+            raise ModelError(f"{field}.{name}", name, f"a known key ({', '.join(_RANGE_KEYS)})")
+    start, stop, step = (parse_fraction(_required(table, key, f"{field}.{key}"),
+                                        field=f"{field}.{key}") for key in _RANGE_KEYS)
+    if step <= 0 or stop < start:
+        raise ModelError(field, {k: str(v) for k, v in zip(_RANGE_KEYS, (start, stop, step))},
+                         "start <= stop and step > 0")
+    count = (stop - start) // step + 1
+    if count > MAX_POINTS:
+        raise ModelError(field, f"{count} points", f"at most {MAX_POINTS} points")
+    return [start + i * step for i in range(count)]
+
+
+def _tests(value: Any) -> tuple[str, ...]:
+    field = "sweep.tests"
+    available = ", ".join(ADMISSION_TESTS)
+    if not isinstance(value, list) or not value:
+        raise ModelError(field, value, f"a non-empty list of tests among {available}")
+    for name in value:
+        if name in ADMISSION_TESTS:
+            continue
+        if name in FUTURE_TESTS:
+            raise ModelError(field, name, f"an available test ({FUTURE_TESTS[name]}); "
+                             f"the available tests are {available}")
+        raise ModelError(field, name, f"one of {available}")
+    if len(set(value)) != len(value):
+        raise ModelError(field, value, "each test once")
+    return tuple(value)
+
+
+def _generator(table: dict) -> TaskSetGenerator:
+    prefix = "sweep.generator."
+    kind = _required(table, "kind", prefix + "kind")
+    if kind not in KINDS:
+        raise ModelError(prefix + "kind", kind, f"one of {', '.join(KINDS)}")
+    distribution = table.get("period_distribution", PERIOD_DISTRIBUTIONS[0])
+    if distribution not in PERIOD_DISTRIBUTIONS:
+        raise ModelError(prefix + "period_distribution", distribution,
+                         f"one of {', '.join(PERIOD_DISTRIBUTIONS)}")
+    vcpus = _integer(_required(table, "vcpus", prefix + "vcpus"), prefix + "vcpus", 1, MAX_VCPUS)
+    periods = _required(table, "periods", prefix + "periods")
+    if not isinstance(periods, list) or len(periods) != 2:
+        raise ModelError(prefix + "periods", periods,
+                         "[shortest, longest] as two durations, e.g. ['10ms', '1000ms']")
+    low, high = (parse_duration(p, field=prefix + "periods") for p in periods)
+    granularity = parse_duration(table.get("granularity", "1us"), field=prefix + "granularity")
+    factor = parse_fraction(_required(table, "criticality_factor", prefix + "criticality_factor"),
+                            field=prefix + "criticality_factor")
+    p_hi = parse_fraction(_required(table, "p_hi", prefix + "p_hi"), field=prefix + "p_hi")
+    try:
+        return TaskSetGenerator(kind=kind, vcpus=vcpus, periods=(low, high),
+                                period_distribution=distribution, granularity=granularity,
+                                criticality_factor=factor, p_hi=p_hi)
+    except ModelError as error:
+        raise ModelError(prefix + error.field, error.value, error.expected) from None
