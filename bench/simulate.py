@@ -2,6 +2,7 @@
 
     python bench/simulate.py                          # --part all: about 100 s on 2 cores
     python bench/simulate.py --part simso [--simso-long] [--simso-python /tmp/simso-venv/bin/python]
+    python bench/simulate.py --part process [--pairs 5]
     python bench/simulate.py --part decisions [--decisions 20000]
     python bench/simulate.py --part big [--big-vms 512] [--big-pcpus 64] [--big-seconds 60]
     python bench/simulate.py --setup-simso            # create /tmp/simso-venv with simso 0.8.5
@@ -25,6 +26,13 @@ Three parts:
     that run only with ``--simso-long``).  Both also run at 1 s and 10 s,
     and ours at 1000 s, to show how peak memory follows the horizon.  The
     100 s figures are the fastest of ``--repeat`` runs.
+``process``
+    The same task set as a user runs it: ``akita simulate HOST --policy edf
+    --duration 100s --json`` (the host file written from the task set, the
+    ``akita`` script beside this python) against SimSo's worker above, each a
+    whole fresh process timed from outside (start-up, imports, the run and
+    its output), in ``--pairs`` pairs run back to back (ours, then SimSo's);
+    the ratio is the median of the pairs' ratios, with the child's peak RSS.
 ``decisions``
     One pCPU with N in {4, 16, 64, 256, 1024} LO VMs (period 100 ms,
     c_opt = floor(0.9 * 100 ms / N), a periodic workload of demand c_opt),
@@ -314,6 +322,63 @@ def part_simso(args) -> None:
         print(f"  simso peak RSS: {rss}")
 
 
+def host_file(tasks: list[tuple[int, int]]) -> str:
+    """The task set as a host file (what ``akita simulate`` reads)."""
+    lines = ["[host]", "pcpus = 1", 'test = "edf"', ""]
+    for i, (period, wcet) in enumerate(tasks):
+        lines += ["[[vm]]", f'name = "t{i}"', 'criticality = "LO"', f'period = "{period}ns"',
+                  f'c_opt = "{wcet}ns"', f'workload = {{ kind = "periodic", demand = "{wcet}ns" }}',
+                  ""]
+    return "\n".join(lines)
+
+
+def timed_process(command: list[str]) -> tuple[float, float, str]:
+    """Run *command*; its wall time from outside, its peak RSS (MiB) and its stdout."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    out = proc.stdout.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{shlex.join(command)} failed ({proc.returncode})")
+    return wall, usage.ru_maxrss / 1024, out
+
+
+def part_process(args) -> None:
+    import statistics
+    import tempfile
+
+    tasks = task_set()
+    print(f"== Part 1b: whole processes, {args.pairs} pairs, {args.horizon} s ==")
+    if not os.path.exists(args.simso_python):
+        print(f"  simso: {args.simso_python} not found; make it with: "
+              "python bench/simulate.py --setup-simso")
+        return
+    akita = os.path.join(os.path.dirname(sys.executable), "akita")
+    with tempfile.TemporaryDirectory() as folder:
+        host = os.path.join(folder, "tasks.toml")
+        with open(host, "w") as handle:
+            handle.write(host_file(tasks))
+        ours_cmd = [akita, "simulate", host, "--policy", "edf", "--duration",
+                    f"{args.horizon}s", "--json"]
+        simso_cmd = [args.simso_python, os.path.abspath(__file__), "--worker", "simso",
+                     "--tasks", json.dumps(tasks), "--seconds", str(args.horizon)]
+        print(f"  ours:  {shlex.join(ours_cmd)}")
+        print(f"  simso: {args.simso_python} bench/simulate.py --worker simso ...")
+        ratios = []
+        for pair in range(args.pairs):
+            ours, ours_rss, out = timed_process(ours_cmd)
+            jobs = sum(vm["requests"] for vm in json.loads(out)["vms"].values())
+            simso, simso_rss, out = timed_process(simso_cmd)
+            simso_jobs = json.loads(out.strip().splitlines()[-1])["jobs"]
+            ratios.append(simso / ours)
+            print(f"  pair {pair + 1}: ours {ours:6.3f} s ({jobs} jobs, {ours_rss:.0f} MiB), "
+                  f"SimSo {simso:6.3f} s ({simso_jobs} jobs, {simso_rss:.0f} MiB): "
+                  f"{simso / ours:5.1f}x")
+        print(f"  median ratio of {args.pairs} pairs: {statistics.median(ratios):.1f}x")
+
+
 def part_decisions(args) -> None:
     from akita.model import VM, Criticality, Host, Workload, first_fit
     from akita.reference.policies import POLICIES
@@ -388,7 +453,9 @@ def setup_simso(venv: str) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--part", choices=("simso", "decisions", "big", "all"), default="all")
+    parser.add_argument("--part", choices=("simso", "process", "decisions", "big", "all"),
+                        default="all")
+    parser.add_argument("--pairs", type=int, default=5, help="part 1b: paired whole-process runs")
     parser.add_argument("--simso-python", default=DEFAULT_SIMSO_PYTHON,
                         help="the python of a venv with simso 0.8.5 (default %(default)s)")
     parser.add_argument("--simso-long", action="store_true",
@@ -429,7 +496,8 @@ def main() -> None:
     print(f"Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs; "
           "load average before: %.2f %.2f %.2f" % os.getloadavg())
     start = time.perf_counter()
-    for part, run in (("simso", part_simso), ("decisions", part_decisions), ("big", part_big)):
+    for part, run in (("simso", part_simso), ("process", part_process),
+                      ("decisions", part_decisions), ("big", part_big)):
         if args.part in (part, "all"):
             run(args)
             print("load average after this part: %.2f %.2f %.2f" % os.getloadavg())

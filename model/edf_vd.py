@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from .options import fixed_x
 from .utilization import UtilizationSums
 from .verdict import Capacity, SchedulabilityVerdict
 
@@ -70,8 +71,13 @@ def virtual_deadline_factor(verdict: SchedulabilityVerdict, rule: str) -> Fracti
       nothing.
 
     A verdict without ``x`` (fixed priority) or of another test (plain EDF
-    has ``x = 1``) keeps its own, ``1`` where it has none.
+    has ``x = 1``; the exact test's is the ``x`` it decided for) keeps its own,
+    ``1`` where it has none.  A fixed rule ``"p/q"``
+    (:func:`akita.model.options.fixed_x`) is that ``x`` whatever the verdict.
     """
+    fixed = fixed_x(rule)
+    if fixed is not None:
+        return fixed
     if verdict.x is None:
         return _ONE
     u1 = verdict.sums.lo_lo

@@ -28,7 +28,7 @@ from typing import Iterable
 import attrs
 
 from ._slack_tree import NO_ROOM, SlackTree
-from .admission_tests import ADMISSION_TESTS, AdmissionTest
+from .admission_tests import ADMISSION_TESTS, AdmissionTest, admission_test
 from .host import Host
 from .utilization import UtilizationSums
 from .verdict import SchedulabilityVerdict
@@ -172,9 +172,11 @@ def rejection_reason(vcpu: VCPU, test_name: str, pcpus: int) -> str:
     return f"vCPU {vcpu.name} ({vm.criticality}, {load}) {what}{given_back}"
 
 
-def first_fit(host: Host, vms: Iterable[VM] | None = None) -> Placement:
-    """Offer *vms* (default: the host's, in order) to first fit on *host*."""
-    picker = FirstFit(host.pcpus, host.test)
+def first_fit(host: Host, vms: Iterable[VM] | None = None,
+              test: AdmissionTest | None = None) -> Placement:
+    """Offer *vms* (default: the host's, in order) to first fit on *host*, by *test*
+    (default: the host's, for its options, :func:`~.admission_tests.admission_test`)."""
+    picker = FirstFit(host.pcpus, test or admission_test(host.test, host.options))
     for vm in host.vms if vms is None else vms:
         picker.offer(vm)
     return picker.placement()

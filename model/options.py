@@ -10,6 +10,8 @@ order; a field marked :data:`DURATION` is written with a unit there
 
 from __future__ import annotations
 
+import re
+from fractions import Fraction
 from typing import Any
 
 import attrs
@@ -17,7 +19,7 @@ import attrs
 from .errors import ModelError
 
 __all__ = ["SchedulerOptions", "HI_MODE_DEADLINES", "PHASES", "QUEUE_ORDERS", "HI_MODE_ORDERS",
-           "X_RULES", "DURATION", "is_duration"]
+           "X_RULES", "DURATION", "is_duration", "fixed_x", "x_rule_of"]
 
 HI_MODE_DEADLINES = ("actual", "virtual")
 #: Where a VM's first period starts when it declares no ``phase`` (R2).
@@ -26,8 +28,23 @@ PHASES = ("synchronous", "seeded")
 QUEUE_ORDERS = ("fifo", "host")
 #: What HI mode runs after the HI vCPUs with budget (R7).
 HI_MODE_ORDERS = ("hi-first", "budget-first")
-#: How ``x`` of a pCPU's virtual deadlines is computed (R2).
+#: How ``x`` of a pCPU's virtual deadlines is computed (R2); besides these named
+#: rules, ``x_rule`` may fix ``x`` as a fraction ``"p/q"`` (:func:`fixed_x`).
 X_RULES = ("eq4", "baruah")
+_FIXED_X = re.compile(r"[1-9][0-9]{0,8}/[1-9][0-9]{0,8}")
+
+
+def fixed_x(rule: str) -> Fraction | None:
+    """The ``x`` that the rule *rule* fixes (``"2/5"``), or ``None`` for a named rule."""
+    if rule in X_RULES or not _FIXED_X.fullmatch(rule):
+        return None
+    p, q = rule.split("/")
+    return Fraction(int(p), int(q))
+
+
+def x_rule_of(x: Fraction) -> str:
+    """The ``x_rule`` that fixes *x* (``0 < x <= 1``), written ``"p/q"`` in lowest terms."""
+    return f"{x.numerator}/{x.denominator}"
 
 #: The field metadata key that marks an option as a duration: integer ns in
 #: the model and in JSON, a duration with a unit (``"5us"``) in a host file.
@@ -70,7 +87,11 @@ class SchedulerOptions:
         budget before any background work.
     :param x_rule: ``x`` of the virtual deadlines (R2): ``"eq4"``, the
         paper's Eq. (4) ``x = U2 / (1 - U1)`` always; or ``"baruah"``,
-        ``x = 1`` when ``U1 + U3 <= 1`` (Baruah et al., ECRTS 2012).
+        ``x = 1`` when ``U1 + U3 <= 1`` (Baruah et al., ECRTS 2012); or a
+        fixed fraction ``"p/q"`` in lowest terms with ``0 < p/q <= 1``, the
+        same ``x`` on every pCPU whatever its verdict (the replay of an exact
+        counterexample uses it, :mod:`akita.proofs.replay`; the admission
+        test's guarantee is then the exact test's for that ``x``, not EDF-VD's).
     """
 
     initial_temperature: int = 2
@@ -93,13 +114,23 @@ class SchedulerOptions:
             if not isinstance(getattr(self, name), bool):
                 raise ModelError(f"host.{name}", getattr(self, name), "true or false")
         for name, allowed in (("phases", PHASES), ("queue_order", QUEUE_ORDERS),
-                              ("hi_mode_order", HI_MODE_ORDERS), ("x_rule", X_RULES)):
+                              ("hi_mode_order", HI_MODE_ORDERS)):
             value = getattr(self, name)
             if not isinstance(value, str) or value not in allowed:
                 raise ModelError(f"host.{name}", value, " or ".join(map(repr, allowed)))
+        rule = self.x_rule
+        if not isinstance(rule, str) or rule not in X_RULES and not _fixed_ok(rule):
+            raise ModelError("host.x_rule", rule, "'eq4' or 'baruah' or a fraction 'p/q' in "
+                                                  "lowest terms with 0 < p/q <= 1")
         cost = self.context_switch_cost
         if not isinstance(cost, int) or isinstance(cost, bool) or cost < 0:
             raise ModelError("host.context_switch_cost", cost, "a duration >= 0")
+
+
+def _fixed_ok(rule: str) -> bool:
+    """Whether *rule* fixes an ``x`` in ``(0, 1]``, written in lowest terms."""
+    x = fixed_x(rule)
+    return x is not None and x <= 1 and x_rule_of(x) == rule
 
 
 def is_duration(option: attrs.Attribute[Any]) -> bool:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from .admission_tests import ADMISSION_TESTS
+from .admission_tests import admission_test
 from .first_fit import Placement, PCPULoad, VMPlacement, rejection_reason
 from .host import Host
 from .utilization import UtilizationSums
@@ -28,7 +28,7 @@ __all__ = ["scan_fit"]
 
 def scan_fit(host: Host, choose: Literal["first", "last"] = "first") -> Placement:
     """Place *host*'s VMs by testing every pCPU in order; the *choose* one that passes wins."""
-    test = ADMISSION_TESTS[host.test]
+    test = admission_test(host.test, host.options)
     sums = [UtilizationSums()] * host.pcpus
     loads: list[list[VCPU]] = [[] for _ in range(host.pcpus)]
     answers = []

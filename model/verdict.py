@@ -31,6 +31,9 @@ class SchedulabilityVerdict:
     :param why: the deciding inequality, as a :meth:`str.format` template
         over ``u1``, ``u2``, ``u3`` (the sums), ``x`` and ``demand``
         (``x*U1 + U3``); read it written out as :attr:`reason`.
+    :param detail: what a test that searches (``exact``) found, as JSON-ready
+        values (its answer, states, seconds, ...); ``None`` for the formula tests.
+        It takes no part in equality.
     """
 
     test: str
@@ -38,6 +41,7 @@ class SchedulabilityVerdict:
     sums: UtilizationSums
     x: Fraction | None
     why: str
+    detail: dict | None = attrs.field(default=None, eq=False, repr=False)
 
     @property
     def reason(self) -> str:

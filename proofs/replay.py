@@ -4,8 +4,9 @@ A behaviour gives each vCPU of one pCPU its phase (in ticks) and, for each
 of its periods, the demand (in ticks) of the job released at the period
 start ``phase + k T``, or 0 for none.  :func:`save_replay` writes it as a
 host file -- one single-vCPU VM per vCPU, in the pCPU's order, on one pCPU,
-each with its ``phase`` declared, with the original options and test -- and
-one trace file per vCPU.  :func:`reference_schedule` runs the reference
+each with its ``phase`` declared, with the original options and test (an
+``exact`` pCPU's counterexample is replayed under the ``edf`` test, which
+admits it, with its ``x`` fixed by ``x_rule``) -- and one trace file per vCPU.  :func:`reference_schedule` runs the reference
 scheduler on such files and reads back which vCPU ran in each tick: the
 cross-check's other half.
 """
@@ -20,6 +21,7 @@ from typing import Sequence
 import z3
 
 from akita.model import VM, Criticality, Host, SchedulerOptions, Workload, dumps_host, load_host
+from akita.model.options import x_rule_of
 from akita.model.smt.pcpu import TickPCPU, Unrolling
 
 __all__ = ["behaviour_of", "phases_of", "schedule_of", "save_replay", "reference_schedule",
@@ -83,12 +85,15 @@ def replay_host(pcpu: TickPCPU, behaviour: dict[tuple[int, int], int], folder: P
             v.c_opt * tick, None if v.c_pes is None else v.c_pes * tick,
             workload=Workload("trace", path=str(path.resolve())), phase=phases[i] * tick,
         ))
+    test, rule = pcpu.test, pcpu.x_rule
+    if test == "exact":  # its counterexamples are on pCPUs it rejects: replay them admitted
+        test, rule = "edf", x_rule_of(pcpu.x)  # (U1 + U2 <= 1, U3 <= 1 hold) with their x
     options = SchedulerOptions(initial_temperature=pcpu.initial_temperature,
                                hi_mode_deadline=pcpu.hi_mode_deadline,
                                lo_in_hi_mode=pcpu.lo_in_hi_mode,
                                queue_order=pcpu.queue_order, hi_mode_order=pcpu.hi_mode_order,
-                               x_rule=pcpu.x_rule)
-    return Host(1, vms, test=pcpu.test, options=options)
+                               x_rule=rule)
+    return Host(1, vms, test=test, options=options)
 
 
 def save_replay(pcpu: TickPCPU, behaviour: dict[tuple[int, int], int],

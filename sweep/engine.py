@@ -110,6 +110,9 @@ def _client(workers: int | None, scheduler: str | None) -> Iterator[Any]:
     with dask.config.set(LOCAL_CONFIG), \
             LocalCluster(n_workers=workers or default_workers(), threads_per_worker=1,
                          processes=True, host="127.0.0.1", dashboard_address=None,
+                         # no dashboard; the scheduler's HTTP routes on a free loopback
+                         # port, not 8787, which another cluster may hold (a warning)
+                         scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
                          silence_logs=logging.CRITICAL) as cluster, \
             Client(cluster, set_as_default=False) as client:
         yield client

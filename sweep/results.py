@@ -56,6 +56,8 @@ class PointResult:
     raised: int
     clamped: int
     discarded: int
+    #: Sets the exact test left ``UNKNOWN`` (its state limit): not accepted.
+    unknown: int = 0
 
     def ratio(self, test: str) -> float:
         """The share of sets *test* accepts."""
@@ -79,7 +81,8 @@ class PointResult:
                 "ratio": {t: self.ratio(t) for t in tests},
                 "ci95": {t: list(self.interval(t)) for t in tests},
                 "u_lo": self.u_lo_stats(), "budgets_raised": self.raised,
-                "budgets_clamped": self.clamped, "vectors_discarded": self.discarded}
+                "budgets_clamped": self.clamped, "vectors_discarded": self.discarded,
+                **({"exact_unknown": self.unknown} if "exact" in tests else {})}
 
 
 @attrs.frozen
@@ -126,5 +129,6 @@ def assemble(spec: SweepSpec, batches: Sequence[Batch], results: Sequence[BatchR
                 max(r.u_lo[2] for r in mine))
         points.append(PointResult(utilization, sum(b.count for b in batches if b.point == index),
                                   accepted, u_lo, sum(r.raised for r in mine),
-                                  sum(r.clamped for r in mine), sum(r.discarded for r in mine)))
+                                  sum(r.clamped for r in mine), sum(r.discarded for r in mine),
+                                  sum(r.unknown for r in mine)))
     return SweepResult(spec, tuple(points), reused=reused, computed=len(batches) - reused)

@@ -56,7 +56,7 @@ def run_sweep(spec: SweepSpec, *, store: str | os.PathLike[str] | None = None,
         if progress is not None:
             progress(finished, total)
 
-    jobs = [Job(batches[i], spec.seed, spec.tests, spec.generator) for i in todo]
+    jobs = [Job(batches[i], spec.seed, spec.tests, spec.generator, spec.exact_states) for i in todo]
     run_jobs(jobs, done, workers=workers, scheduler=scheduler,
              name=f"akita-sweep-{spec.digest[:16]}")
     complete = [r for r in results if r is not None]

@@ -49,8 +49,8 @@ import z3
 from ..edf_vd import virtual_deadline_factor
 from ..first_fit import Placement
 from ..host import Host
-from ..options import HI_MODE_ORDERS, QUEUE_ORDERS
-from ..vm import VM
+from ..options import HI_MODE_ORDERS, QUEUE_ORDERS, SchedulerOptions
+from ..vm import VCPU, VM
 from .fold import and_, as_bool, ite, le, lt, not_, or_
 from .grid import Cond, Grid, Term, grid
 from .keys import Key, before, deadline_key, no_key, virtual_key
@@ -70,6 +70,7 @@ __all__ = [
     "start_periods",
     "unroll",
     "tick_pcpu",
+    "tick_vcpus",
     "Watch",
 ]
 
@@ -211,35 +212,39 @@ def _x(host: Host, placement: Placement, cpu: int) -> Fraction:
 
 
 def tick_pcpu(host: Host, placement: Placement, cpu: int, policy: str = "akita") -> TickPCPU:
-    """The pCPU *cpu* of a first-fit *placement*, scaled to ticks.
+    """The pCPU *cpu* of a first-fit *placement*, scaled to ticks (:func:`tick_vcpus`),
+    with the scheduler's ``x`` (:func:`_x`), not necessarily the verdict's."""
+    order = {vm.name: i for i, vm in enumerate(host.vms)}
+    ranked = sorted(placement.pcpus[cpu].vcpus, key=lambda v: (order[v.vm.name], v.index))
+    return tick_vcpus(ranked, host.options, _x(host, placement, cpu), host.test, policy)
+
+
+def tick_vcpus(vcpus: Sequence[VCPU], options: SchedulerOptions, x: Fraction, test: str,
+               policy: str = "akita") -> TickPCPU:
+    """One pCPU holding *vcpus* (in host order), scaled to ticks.
 
     The tick is the gcd of every period, budget and declared phase on the
     pCPU, so every event of the reference falls on a whole tick.  A vCPU's
     phase is its VM's declared one, 0 under ``phases = "synchronous"``, and
     otherwise ``None``: every phase on the tick grid.  (``"seeded"`` draws
     phases on whole microseconds, :mod:`akita.model.phases`; a tick coarser
-    than that covers only the drawn phases that fall on it.)  ``x`` is the
-    scheduler's (:func:`_x`), not necessarily the verdict's.
+    than that covers only the drawn phases that fall on it.)
     """
-    load = placement.pcpus[cpu]
-    times = [t for v in load.vcpus
+    times = [t for v in vcpus
              for t in (v.vm.period, v.vm.c_opt, v.vm.c_pes or v.vm.c_opt, v.vm.phase or 0)]
     tick = _tick_of(times)
-    order = {vm.name: i for i, vm in enumerate(host.vms)}
-    ranked = sorted(load.vcpus, key=lambda v: (order[v.vm.name], v.index))
-    options = host.options
     synchronous = options.phases == "synchronous"
 
     def phase(vm: VM) -> int | None:
         return vm.phase // tick if vm.phase is not None else 0 if synchronous else None
 
-    vcpus = tuple(
+    ticked = tuple(
         TickVCPU(v.name, v.vm.is_hi, v.vm.period // tick, v.vm.c_opt // tick,
                  None if v.vm.c_pes is None else v.vm.c_pes // tick, position, phase(v.vm))
-        for position, v in enumerate(ranked)
+        for position, v in enumerate(vcpus)
     )
-    return TickPCPU(vcpus, _x(host, placement, cpu), policy, options.initial_temperature,
-                    options.hi_mode_deadline, options.lo_in_hi_mode, tick, host.test,
+    return TickPCPU(ticked, x, policy, options.initial_temperature,
+                    options.hi_mode_deadline, options.lo_in_hi_mode, tick, test,
                     options.queue_order, options.hi_mode_order, options.x_rule)
 
 

@@ -89,13 +89,11 @@ def test_a_bad_spec_is_one_line_naming_file_and_key(tmp_path, capsys, case):
     assert not (tmp_path / "out" / "spec.json").exists()
 
 
-def test_exact_is_one_line_naming_the_tests_there_are(tmp_path, capsys):
-    if "exact" in ADMISSION_TESTS:
-        pytest.skip("the exact test is registered (issue 16): a sweep may name it")
-    path = _spec(tmp_path, GOOD.replace('"amc-rtb"]', '"exact"]'))
+def test_an_unknown_test_is_one_line_naming_the_tests_there_are(tmp_path, capsys):
+    path = _spec(tmp_path, GOOD.replace('"amc-rtb"]', '"later"]'))
     status, out, err = _sweep(capsys, path, "--workers", "0", "--out", tmp_path / "out")
     assert status == 2 and out == "" and err.count("\n") == 1
-    assert f"not implemented yet); the available tests are {', '.join(ADMISSION_TESTS)}" in err
+    assert f"one of {', '.join(ADMISSION_TESTS)}" in err
 
 
 def test_a_missing_spec_is_one_line(tmp_path, capsys):

@@ -26,7 +26,7 @@ def test_every_policy_is_named_where_simulate_is_documented():
 
 
 def test_every_admission_test_is_named_in_the_json_keys():
-    row = CLI[CLI.index("``test``        The admission test"):]
+    row = CLI[CLI.index("``test``            The admission test"):]
     row = row[:row.index("``phases``")]  # the next key
     assert set(re.findall(r'``"([a-z-]+)"``', row)) == set(ADMISSION_TESTS)
 

@@ -6,7 +6,7 @@ import pytest
 
 from akita.model import ADMISSION_TESTS, ModelError
 from akita.sweep import load_spec, loads_spec
-from akita.sweep.spec import DEFAULT_BATCH, FUTURE_TESTS, MAX_POINTS
+from akita.sweep.spec import DEFAULT_BATCH, DEFAULT_EXACT_STATES, MAX_POINTS
 from repo import SWEEP_EXAMPLES
 
 SPEC = """
@@ -64,22 +64,25 @@ def test_too_many_points_are_refused_before_any_is_made():
         loads_spec(text)
 
 
-def test_a_future_test_is_refused_with_the_tests_there_are(monkeypatch):
-    monkeypatch.setitem(FUTURE_TESTS, "later", "the later test is not implemented yet")
+def test_an_unknown_test_is_refused_with_the_tests_there_are():
     with pytest.raises(ModelError) as caught:
         loads_spec(SPEC.replace('"edf-vd", "amc-rtb"', '"edf-vd", "later"'))
     message = str(caught.value)
-    assert "the later test is not implemented yet" in message and "sweep.tests" in message
-    assert f"the available tests are {', '.join(ADMISSION_TESTS)}" in message
+    assert "sweep.tests" in message and f"one of {', '.join(ADMISSION_TESTS)}" in message
 
 
-def test_exact_is_refused_until_it_is_an_admission_test():
+def test_exact_takes_a_state_limit_that_enters_the_digest():
     text = SPEC.replace('"edf-vd", "amc-rtb"', '"edf-vd", "exact"')
-    if "exact" in ADMISSION_TESTS:  # issue 16 has registered it: a sweep may name it
-        assert loads_spec(text).tests == ("edf-vd", "exact")
-        return
-    with pytest.raises(ModelError, match="the exact test is not implemented yet"):
-        loads_spec(text)
+    default = loads_spec(text)
+    assert default.tests == ("edf-vd", "exact")
+    assert default.exact_states == DEFAULT_EXACT_STATES
+    limited = loads_spec(text.replace("[sweep]\n", "[sweep]\nexact_states = 500\n"))
+    assert limited.exact_states == 500 and limited.digest != default.digest
+    # without the exact test the limit changes no verdict, so no digest
+    assert loads_spec(SPEC.replace("[sweep]\n", "[sweep]\nexact_states = 500\n")).digest \
+        == loads_spec(SPEC).digest
+    with pytest.raises(ModelError, match="sweep.exact_states"):
+        loads_spec(text.replace("[sweep]\n", "[sweep]\nexact_states = 0\n"))
 
 
 def test_the_shipped_sweep_files_read():

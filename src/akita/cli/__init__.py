@@ -8,38 +8,50 @@ stderr naming the file, the VM and the field, never as a traceback.
 
 from __future__ import annotations
 
+import importlib
 import sys
 
 import click
 
 from akita.model import ModelError
 
-from .admit import admit
-from .check import check
-from .conform import conform
-from .prove import prove
-from .reproduce import reproduce
-from .simulate import simulate
-from .sweep import sweep
-from .verify import verify
-
 __all__ = ["cli", "main", "run"]
 
+#: Command name -> the module of :mod:`akita.cli` that defines it (a ``click`` command of
+#: the same name).  A command's module is imported when the command runs, so ``akita
+#: simulate`` loads neither Z3 nor the oracle nor Dask (decision 50).
+COMMANDS: dict[str, str] = {
+    "admit": "admit",
+    "check": "check",
+    "simulate": "simulate",
+    "verify": "verify",
+    "prove": "prove",
+    "conform": "conform",
+    "reproduce": "reproduce",
+    "sweep": "sweep",
+}
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+
+class LazyGroup(click.Group):
+    """A group whose commands are imported on first use (click's documented pattern for
+    lazily loaded subcommands); ``akita --help`` loads them all to show their help."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        module = COMMANDS.get(cmd_name)
+        if module is None:
+            return None
+        command = getattr(importlib.import_module(f"{__name__}.{module}"), cmd_name)
+        assert isinstance(command, click.Command), cmd_name
+        return command
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="akita-sched", prog_name="akita")
 def cli() -> None:
     """akita: admission, simulation and proofs for the Akita scheduler."""
-
-
-cli.add_command(admit)
-cli.add_command(check)
-cli.add_command(simulate)
-cli.add_command(verify)
-cli.add_command(prove)
-cli.add_command(conform)
-cli.add_command(reproduce)
-cli.add_command(sweep)
 
 
 def run(argv: list[str] | None = None) -> int:

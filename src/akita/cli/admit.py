@@ -3,44 +3,74 @@
 from __future__ import annotations
 
 import json
+import math
+from typing import TYPE_CHECKING, Any, Sequence
 
 import click
 from rich.console import Console
 from rich.table import Table
 
-from akita.model import Host, Placement, first_fit, format_duration, load_host
+from akita.model import Host, ModelError, Placement, first_fit, format_duration, load_host
 from akita.model.edf_vd import virtual_deadline_factor
+from akita.model.exact.limits import DEFAULT_LIMITS, Limits
+
+if TYPE_CHECKING:  # the exact test loads Z3: imported when a host asks for it
+    from akita.model.exact.admission import ExactTest, Trial
 
 __all__ = ["admit", "counted", "phases_line", "placement_json", "print_placement"]
 
 
-@click.command(short_help="First-fit admission of a host's VMs (exact EDF-VD).")
+@click.command(short_help="First-fit admission of a host's VMs (EDF-VD, or the exact test).")
 @click.argument("host_file", metavar="HOST.toml", type=click.Path(dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print the placement as JSON on stdout.")
-def admit(host_file: str, as_json: bool) -> int:
+@click.option("--exact-states", default=DEFAULT_LIMITS.states, show_default=True, type=int,
+              help="test = \"exact\": the most states one pCPU's search may keep (then UNKNOWN).")
+@click.option("--exact-seconds", default=DEFAULT_LIMITS.seconds, show_default=True, type=float,
+              help="test = \"exact\": the most seconds one pCPU's search may take (then UNKNOWN).")
+def admit(host_file: str, as_json: bool, exact_states: int, exact_seconds: float) -> int:
     """Place the VMs of HOST.toml by first fit and say which are admitted.
 
     Exit status 0 if every VM is admitted, 1 if some VM is rejected, 2 if the
     file is bad.
     """
     host = load_host(host_file)
-    placement = first_fit(host)
+    exact = _exact_test(host, exact_states, exact_seconds)
+    placement = first_fit(host, test=None if exact is None else exact.admission_test())
+    trials = None if exact is None else exact.trials
     if as_json:
-        click.echo(json.dumps(placement_json(placement, host)))
+        click.echo(json.dumps(placement_json(placement, host, trials)))
     else:
-        print_placement(placement, host=host)
+        print_placement(placement, host=host, trials=trials)
     return 0 if placement.admitted else 1
 
 
-def placement_json(placement: Placement, host: Host) -> dict:
+def _exact_test(host: Host, states: int, seconds: float) -> ExactTest | None:
+    """The exact test for *host* with the limits given, if the host asks for it."""
+    if states < 1:
+        raise ModelError("--exact-states", states, "an integer >= 1")
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise ModelError("--exact-seconds", seconds, "a number of seconds > 0")
+    if host.test != "exact":
+        return None
+    from akita.model.exact.admission import ExactTest
+    from akita.proofs.exact_certificate import recheck
+
+    return ExactTest(host.options, Limits(states=states, seconds=seconds), recheck)
+
+
+def placement_json(placement: Placement, host: Host, trials: Sequence[Trial] | None = None) -> dict:
     """The placement as the documented JSON document (exact values as strings).
 
     Each VM carries its declared ``phase_ns`` (``null``: the host's ``phases``,
     given at the top); each pCPU its verdict's ``x`` and the ``x_used`` by the
-    scheduler's virtual deadlines under the host's ``x_rule`` (R2).
+    scheduler's virtual deadlines under the host's ``x_rule`` (R2).  Under
+    ``test = "exact"`` (*trials* given) each pCPU also says which test ``decided`` it
+    (``"edf-vd"``: the fast path) and the search's summary (``exact``, ``null`` on
+    the fast path), and the document lists ``exact_trials``: every pCPU (placed or
+    only tried by first fit) the search decided, with its answer, size and reason.
     """
     rule = host.options.x_rule
-    return {
+    document: dict[str, Any] = {
         "admitted": placement.admitted,
         "test": placement.test,
         "phases": host.options.phases,
@@ -70,11 +100,18 @@ def placement_json(placement: Placement, host: Host) -> dict:
             for pcpu in placement.pcpus
         ],
     }
+    if trials is not None:
+        entries: list[dict[str, Any]] = document["pcpus"]
+        for entry, pcpu in zip(entries, placement.pcpus):
+            entry["decided"] = pcpu.verdict.test
+            entry["exact"] = pcpu.verdict.detail
+        document["exact_trials"] = [trial.as_json() for trial in trials]
+    return document
 
 
 def print_placement(placement: Placement, console: Console | None = None, *,
-                    host: Host) -> None:
-    """The placement as tables for people."""
+                    host: Host, trials: Sequence[Trial] | None = None) -> None:
+    """The placement as tables for people (and, under the exact test, its searches)."""
     console = console or Console(highlight=False)
     rule = host.options.x_rule
     pcpus = Table(
@@ -82,11 +119,13 @@ def print_placement(placement: Placement, console: Console | None = None, *,
         caption="U1 = LO load at C_opt, U2 = HI load at C_opt, U3 = HI load at C_pes; "
         f"x scales HI virtual deadlines (x_rule {rule!r})",
     )
-    for column in ("pCPU", "vCPUs", "U1", "U2", "U3", "x", "ok"):
-        pcpus.add_column(column, justify="left" if column == "vCPUs" else "right")
+    columns = ["pCPU", "vCPUs", "U1", "U2", "U3", "x", "ok"] + (["decided"] if trials is not None
+                                                                 else [])
+    for column in columns:
+        pcpus.add_column(column, justify="left" if column in ("vCPUs", "decided") else "right")
     for pcpu in placement.pcpus:
         verdict = pcpu.verdict
-        pcpus.add_row(
+        row = [
             str(pcpu.index),
             ", ".join(vcpu.name for vcpu in pcpu.vcpus) or "-",
             str(verdict.sums.lo_lo),
@@ -94,8 +133,27 @@ def print_placement(placement: Placement, console: Console | None = None, *,
             str(verdict.sums.hi_hi),
             "-" if verdict.x is None else str(virtual_deadline_factor(verdict, rule)),
             "yes" if verdict.schedulable else "NO",
-        )
+        ]
+        if trials is not None:
+            row.append(_decided(verdict.test, verdict.detail))
+        pcpus.add_row(*row)
     console.print(pcpus)
+    if trials:
+        searched = Table(title="Exact searches (each pCPU first fit asked the exact branch about)")
+        for column in ("vCPUs", "x", "answer", "states", "transitions", "certificate"):
+            searched.add_column(column, justify="left" if column == "vCPUs" else "right")
+        for trial in trials:
+            o = trial.outcome
+            searched.add_row(", ".join(trial.vcpus), str(trial.x), o.status, f"{o.states:,}",
+                             f"{o.transitions:,}", _certificate(trial.certificate))
+        console.print(searched)
+        for trial in trials:
+            if trial.outcome.status == "UNKNOWN":
+                console.print(f"UNKNOWN (rejected) for {', '.join(trial.vcpus)}: "
+                              f"{trial.outcome.reason}")
+            if trial.certificate is not None and not trial.certificate[0]:
+                console.print(f"SAFE but the certificate was not accepted (rejected) for "
+                              f"{', '.join(trial.vcpus)}: {trial.certificate[1]}")
     rejected = [vm for vm in placement.vms if not vm.admitted]
     if rejected:
         table = Table(title="Rejected VMs")
@@ -108,6 +166,21 @@ def print_placement(placement: Placement, console: Console | None = None, *,
     admitted = len(placement.vms) - len(rejected)
     console.print(f"{admitted} of {counted(len(placement.vms), 'VM')} admitted "
                   f"on {counted(len(placement.pcpus), 'pCPU')}.")
+
+
+def _decided(test: str, detail: dict | None) -> str:
+    """Which test decided a pCPU, in a few words."""
+    if detail is None:
+        return test
+    certificate = detail.get("certificate")
+    rechecked = "" if certificate is None else \
+        f", {'re-checked' if certificate['accepted'] else 'NOT re-checked'}"
+    return f"exact: {detail['answer']}, {detail['states']:,} states{rechecked}"
+
+
+def _certificate(certificate: tuple[bool, str] | None) -> str:
+    """A re-check's answer in a word (``-``: none, for an answer that is not SAFE)."""
+    return "-" if certificate is None else ("accepted" if certificate[0] else "NOT accepted")
 
 
 def phases_line(host: Host) -> str:

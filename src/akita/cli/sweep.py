@@ -120,13 +120,19 @@ def print_sweep(result: SweepResult, console: Console | None = None) -> None:
     for column in ("U_LO", "sets", *spec.tests, "mean U_LO"):
         table.add_column(column, justify="right")
     for point in result.points:
-        cells = [f"{point.accepted[t]} ({point.ratio(t):.1%})" for t in spec.tests]
+        cells = [f"{point.accepted[t]} ({point.ratio(t):.1%})"
+                 + (f", {point.unknown} unknown" if t == "exact" and point.unknown else "")
+                 for t in spec.tests]
         table.add_row(f"{float(point.utilization):g}", str(point.sets), *cells,
                       f"{point.u_lo_stats()['mean']:.4f}")
     console.print(table)
     raised = sum(p.raised for p in result.points)
     clamped = sum(p.clamped for p in result.points)
     discarded = sum(p.discarded for p in result.points)
+    if "exact" in spec.tests:
+        unknown = sum(p.unknown for p in result.points)
+        console.print(f"exact: {unknown} set(s) UNKNOWN (the state limit, "
+                      f"{spec.exact_states:,} states per search), counted as not accepted.")
     if raised or clamped or discarded:
         console.print(f"Budgets raised to one tick: {raised}; C_pes clamped to the period: "
                       f"{clamped}; utilization vectors discarded: {discarded}.")

@@ -1,0 +1,205 @@
+"""Per-pCPU cost of the exact decision (``test = "exact"``, :mod:`akita.model.exact`).
+
+Measures the search alone (the EDF-VD fast path bypassed) on seeded random
+pCPUs and on the issue's mixed-period pCPU, and prints RST list tables for
+docs/admission.rst:
+
+* **targets** -- issue 16's three: 5 vCPUs with periods up to 120 ticks (<= 1 s),
+  8 vCPUs with periods up to 350 ticks (<= 60 s), and the 3,000-tick pCPU of a
+  2-vCPU HI VM (1 ms; 100 us / 300 us), a Type1 VM and a LO VM (30 ms; 10 ms) on a
+  100 us grid (<= 60 s);
+* **growth** -- with the number of vCPUs, with every phase instead of synchronous
+  ones, and with the ratio of the longest to the shortest period;
+* **pcpus** (``--part pcpus``) -- the pCPUs first fit needs under ``edf-vd`` and under
+  ``exact`` on the Fig. 8/9 host (``examples/fig8.toml``, every phase) and on a generated
+  host of 1,000 VMs drawn from Table 1's types (``random.Random(16)``, each type equally
+  likely, synchronous phases), each exact search limited to ``--pcpu-states`` states.
+
+A pCPU is drawn as: UUniFast (:func:`akita.model.uunifast.uunifast`) splits a LO-mode
+utilisation ``U`` among ``n`` vCPUs, the first ``max(1, n // 2)`` HI; each takes a
+period from the list, ``C_opt = round(u T)`` (at least 1 tick) and, for HI,
+``C_pes = min(T, k C_opt)`` with ``k`` drawn in 2..4; draws with ``U3 > 1`` are
+redrawn; ``x`` by Eq. (4).  Seconds are wall time on this machine, shared with
+other sessions (so pessimistic); UNKNOWN is a limit reached (states or seconds).
+
+    python bench/exact.py [--part cost|pcpus|all] [--quick] [--seconds S]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import random
+import statistics
+import time
+from fractions import Fraction
+from pathlib import Path
+from typing import Sequence
+
+import attrs
+
+from akita.model import ADMISSION_TESTS, PRESETS, VM, Criticality, Host, SchedulerOptions, \
+    first_fit, load_host
+from akita.model.edf_vd import edf_vd_test
+from akita.model.exact.admission import ExactTest
+from akita.model.exact.search import Limits, decide
+from akita.model.smt.pcpu import TickPCPU, TickVCPU
+from akita.model.utilization import UtilizationSums
+from akita.model.uunifast import uunifast
+
+US, MS = 1_000, 1_000_000
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def draw(rng: random.Random, n: int, periods: Sequence[int], utilization: Fraction,
+         every_phase: bool) -> TickPCPU:
+    """One pCPU as the module docstring says."""
+    while True:
+        shares = uunifast(rng, n, utilization)
+        vcpus = []
+        for i, u in enumerate(shares):
+            period = rng.choice(periods)
+            hi = i < max(1, n // 2)
+            c_opt = max(1, round(u * period))
+            c_pes = min(period, rng.randint(2, 4) * c_opt) if hi else None
+            vcpus.append(TickVCPU(f"v{i}/0", hi, period, min(c_opt, period), c_pes, i,
+                                  None if every_phase else 0))
+        u1 = sum(Fraction(v.c_opt, v.period) for v in vcpus if not v.hi)
+        u2 = sum(Fraction(v.c_opt, v.period) for v in vcpus if v.hi)
+        u3 = sum(Fraction(v.c_pes, v.period) for v in vcpus if v.hi)
+        if u1 + u2 <= 1 and u3 <= 1:
+            return TickPCPU(tuple(vcpus), u2 / (1 - u1) if u1 < 1 else Fraction(1))
+
+
+def mixed_pcpu(batch_c_opt_ms: int = 10) -> TickPCPU:
+    """The issue's mixed-period pCPU, as the exact test scales it (synchronous phases)."""
+    vms = [VM("rt", Criticality.HI, MS, 100 * US, 300 * US, vcpus=2),
+           VM("web", Criticality.HI, 100 * MS, 5 * MS, 25 * MS),
+           VM("batch", Criticality.LO, 30 * MS, batch_c_opt_ms * MS)]
+    vcpus = [v for vm in vms for v in vm.all_vcpus()]
+    sums = UtilizationSums.of(vcpus)
+    return ExactTest(SchedulerOptions()).pcpu(vcpus, sums.hi_lo / (1 - sums.lo_lo))
+
+
+def measure(pcpu: TickPCPU, limits: Limits) -> tuple[str, int, float]:
+    began = time.perf_counter()
+    outcome = decide(pcpu, limits)
+    return outcome.status, outcome.states, time.perf_counter() - began
+
+
+def row(label: str, pcpus: Sequence[TickPCPU], limits: Limits) -> list[str]:
+    results = [measure(p, limits) for p in pcpus]
+    seconds = [s for _, _, s in results]
+    states = [n for _, n, _ in results]
+    answers = {a: sum(1 for r in results if r[0] == a) for a in ("SAFE", "UNSAFE", "UNKNOWN")}
+    shown = ", ".join(f"{k} {v}" for k, v in answers.items() if v)
+    ticks = max(p.hyperperiod() for p in pcpus)
+    return [label, str(len(pcpus)), f"{ticks:,}", shown, f"{statistics.median(states):,.0f}",
+            f"{max(states):,}", f"{statistics.median(seconds):.2f}", f"{max(seconds):.2f}"]
+
+
+def table(title: str, rows: list[list[str]]) -> str:
+    header = ["pCPUs", "count", "longest hyperperiod (ticks)", "answers", "states (median)",
+              "states (max)", "seconds (median)", "seconds (max)"]
+    lines = [f".. list-table:: {title}", "   :header-rows: 1", ""]
+    for r in [header] + rows:
+        lines.append("   * - " + r[0])
+        lines += [f"     - {cell}" for cell in r[1:]]
+    return "\n".join(lines)
+
+
+def generated_host(count: int, seed: int) -> Host:
+    """*count* VMs of Table 1's types, each type equally likely, on enough pCPUs."""
+    rng = random.Random(seed)
+    names = sorted(PRESETS)
+    vms = []
+    for i in range(count):
+        p = PRESETS[rng.choice(names)]
+        vms.append(VM(f"{p.name.lower()}-{i}", p.criticality, p.period, p.c_opt, p.c_pes))
+    return Host(pcpus=count, vms=tuple(vms))
+
+
+def pcpus_needed(host: Host, states: int) -> list[str]:
+    """One table row: the pCPUs first fit uses under edf-vd and under exact."""
+    used = {}
+    began = time.perf_counter()
+    exact = ExactTest(host.options, Limits(states=states, seconds=math.inf))
+    for name, test in (("edf-vd", ADMISSION_TESTS["edf-vd"]), ("exact", exact.admission_test())):
+        placement = first_fit(attrs.evolve(host, test=name), test=test)
+        used[name] = (sum(1 for load in placement.pcpus if load.vcpus),
+                      sum(1 for vm in placement.vms if not vm.admitted))
+    answers = {a: sum(1 for t in exact.trials if t.outcome.status == a)
+               for a in ("SAFE", "UNSAFE", "UNKNOWN")}
+    print(f"  ({len(host.vms)} VMs: {len(exact.trials)} searches, "
+          f"{time.perf_counter() - began:.0f} s)", file=sys.stderr, flush=True)
+    return [f"{len(host.vms):,}", f"{used['edf-vd'][0]} ({used['edf-vd'][1]} rejected)",
+            f"{used['exact'][0]} ({used['exact'][1]} rejected)",
+            ", ".join(f"{k} {v}" for k, v in answers.items()),
+            f"{time.perf_counter() - began:.0f}"]
+
+
+def part_pcpus(states: int) -> None:
+    rows = [["Fig. 8/9 host (examples/fig8.toml, every phase)"]
+            + pcpus_needed(load_host(ROOT / "examples" / "fig8.toml"), states),
+            ["1,000 Table 1 VMs (random.Random(16), synchronous)"]
+            + pcpus_needed(generated_host(1000, 16), states)]
+    header = ["host", "VMs", "pCPUs under edf-vd", "pCPUs under exact",
+              "exact searches", "seconds (both placements)"]
+    lines = [f".. list-table:: pCPUs first fit needs ({states:,} states per search)",
+             "   :header-rows: 1", ""]
+    for r in [header] + rows:
+        lines.append("   * - " + r[0])
+        lines += [f"     - {cell}" for cell in r[1:]]
+    print("\n".join(lines))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--part", choices=("cost", "pcpus", "all"), default="all")
+    parser.add_argument("--quick", action="store_true", help="fewer pCPUs per row")
+    parser.add_argument("--seconds", type=float, default=60.0, help="limit per pCPU")
+    parser.add_argument("--pcpu-states", type=int, default=50_000,
+                        help="--part pcpus: the states one search may keep")
+    args = parser.parse_args()
+    if args.part in ("pcpus", "all"):
+        part_pcpus(args.pcpu_states)
+    if args.part in ("cost", "all"):
+        part_cost(args)
+
+
+def part_cost(args: argparse.Namespace) -> None:
+    limits = Limits(states=4_000_000, seconds=args.seconds)
+    count = 3 if args.quick else 8
+    rng = random.Random(16)
+    u = Fraction(4, 5)
+    targets = [
+        row("5 vCPUs, periods 10-120, synchronous", [
+            draw(rng, 5, [10, 20, 30, 40, 60, 120], u, False) for _ in range(count)], limits),
+        row("8 vCPUs, periods 25-350, synchronous", [
+            draw(rng, 8, [25, 50, 70, 100, 175, 350], u, False) for _ in range(count)], limits),
+        row("mixed 3,000-tick pCPU (issue 16)", [mixed_pcpu()], limits),
+        row("the same with batch C_opt 12 ms (EDF-VD rejects)", [mixed_pcpu(12)], limits),
+    ]
+    print(table("Issue 16's targets (search alone)", targets), "\n")
+    growth = [row(f"{n} vCPUs, periods 10-120, synchronous", [
+        draw(rng, n, [10, 20, 30, 40, 60, 120], u, False) for _ in range(count)], limits)
+        for n in range(2, 9)]
+    growth += [row(f"{n} vCPUs, periods 10-40, every phase", [
+        draw(rng, n, [10, 20, 40], u, True) for _ in range(count)], limits) for n in (2, 3, 4)]
+    growth += [row(f"3 vCPUs, periods 10 and {10 * r}, synchronous", [
+        draw(rng, 3, [10, 10 * r], u, False) for _ in range(count)], limits)
+        for r in (1, 3, 10, 30, 100)]
+    print(table("Growth with vCPUs, phases and the period ratio", growth))
+    for c_opt in (10, 12):
+        sums = UtilizationSums.of(VM("batch", Criticality.LO, 30 * MS, c_opt * MS).all_vcpus()
+                                  + VM("rt", Criticality.HI, MS, 100 * US, 300 * US,
+                                       vcpus=2).all_vcpus()
+                                  + VM("web", Criticality.HI, 100 * MS, 5 * MS,
+                                       25 * MS).all_vcpus())
+        print(f"\nEDF-VD on the mixed pCPU with batch C_opt {c_opt} ms: "
+              f"{edf_vd_test(sums).reason}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,295 @@
+"""Re-checking an exact SAFE answer: the reachable set is closed under the tick step and miss-free.
+
+The certificate of a ``SAFE`` answer (:func:`akita.model.exact.search.decide`)
+is the set ``S`` of search states it reached.  :func:`check_certificate` checks,
+by a second algorithm that shares none of the search's stepping code:
+
+1. **Initially covered**: for every phase vector in scope (each VM every tick
+   of its period, the earliest 0 -- the anchoring the shift in time justifies,
+   docs/schedule-proofs.rst), every concrete state at instant 0, after every
+   arrival within the caps, is a member of some state of ``S``
+   (:func:`akita.model.exact.abstraction.covers`).
+2. **Closed and miss-free**: from every member of every state of ``S`` at an
+   instant where a period starts, the concrete step (:func:`akita.model.exact.tick.step`,
+   the Z3 model's semantics, checked against :func:`akita.model.smt.pcpu.unroll`
+   by the cross-check, or the Z3 encoding itself, :func:`z3_step`, with
+   ``step=z3_step``) is run tick by tick to the next instant where a period
+   starts, and there, for every arrival (every demand ``0..C_pes`` of a HI vCPU;
+   ``0..C_opt - leftover`` of a LO one, the capped behaviours that
+   :mod:`akita.model.exact.abstraction` 2. shows lose no HI miss), no HI
+   vCPU's period may end short and the state must again be a member of ``S``.
+
+Every behaviour is a chain of such segments from an initial state, and HI
+misses are judged only at period starts, so 1 and 2 prove that no behaviour
+in scope misses, for all time.  What the check takes from the search is only
+``S``; what it trusts is the tick step (or Z3's encoding), the argument of
+:mod:`akita.model.exact.abstraction` (the cap on LO work, and the state's
+fields that are dropped), and :func:`~akita.model.exact.abstraction.covers`.
+Its cost is the members of ``S`` times the ticks between period starts: it is
+a re-check for pCPUs of modest budgets, with its own limit (:class:`CheckLimits`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from typing import Callable, Iterable, Sequence
+
+import attrs
+import z3
+
+from akita.model.exact.abstraction import FIELDS, Layout, covers, layout, members, read_budget
+from akita.model.exact.machine import NOBODY, Machine, machine
+from akita.model.exact.search import Outcome
+from akita.model.exact.tick import TickState, advance, arrive, current, ranks, start
+from akita.model.exact.tick import step as tick_step
+from akita.model.smt.grid import FixedGrid
+from akita.model.smt.named import Constraints, solve
+from akita.model.smt.pcpu import State, TickPCPU, choose, run_tick, start_periods
+
+__all__ = ["CheckLimits", "CertificateCheck", "check_certificate", "recheck", "z3_step",
+           "Step", "RECHECK_LIMITS"]
+
+#: ``step(machine, state, demands) -> (state, who ran, short vCPUs)``: one concrete tick.
+Step = Callable[[Machine, TickState, Sequence[int]], tuple[TickState, int, tuple[int, ...]]]
+
+
+@attrs.frozen
+class CheckLimits:
+    """The re-check gives up (``checked = False``, with the reason) beyond *members*
+    concrete states stepped or *seconds*."""
+
+    members: int = 5_000_000
+    seconds: float = 600.0
+
+
+@attrs.frozen
+class CertificateCheck:
+    """The re-check's answer: ``accepted`` (both conditions hold), or the first
+    failure in ``reason``; ``checked`` is ``False`` when a limit stopped it first."""
+
+    accepted: bool
+    checked: bool
+    states: int
+    members: int
+    seconds: float
+    reason: str
+
+
+class _Index:
+    """The states of ``S`` by everything but their work intervals, for :func:`covers`."""
+
+    def __init__(self, m: Machine, lay: Layout, states: Iterable[bytes]) -> None:
+        self.m, self.lay = m, lay
+        self.by_shape: dict[tuple, list[tuple[int, ...]]] = {}
+        for key in states:
+            state = lay.unpack(key)
+            self.by_shape.setdefault(self._shape(state), []).append(state)
+
+    def _shape(self, state: Sequence[int]) -> tuple:
+        out = list(state)
+        w = len(FIELDS)
+        for i in range(self.m.n):
+            base = 2 + w * i
+            runnable = 1 if state[base + 1] > 0 else 0
+            out[base + 1] = out[base + 2] = runnable
+        return tuple(out)
+
+    def covered(self, concrete: TickState) -> bool:
+        runnable = [1 if w > 0 else 0 for w in concrete.work]
+        for state in self.by_shape.get(self._concrete_shape(concrete, runnable), ()):
+            if covers(self.m, state, concrete):
+                return True
+        return False
+
+    def _concrete_shape(self, c: TickState, runnable: list[int]) -> tuple:
+        m = self.m
+        out = [1 if c.hi_mode else 0,
+               c.last + 1 if (m.fifo and c.last != NOBODY and runnable[c.last]) else 0]
+        for i in range(m.n):
+            if runnable[i]:
+                out += (c.pos[i], 1, 1, read_budget(m, i, c.consumed[i]), c.temperature[i],
+                        int(c.asked[i]), c.ins[i] if m.fifo else 0)
+            else:
+                out += (c.pos[i], 0, 0, 0, c.temperature[i], int(c.asked[i]), 0)
+        return tuple(out)
+
+
+def _arrivals(m: Machine, after: TickState) -> list[list[int]]:
+    """The demands to try at an instant, per vCPU, given the state *after* its period
+    starts with no arrival (``[0]`` where no period starts): a HI vCPU ``0..C_pes``, a LO
+    one ``0..C_opt - leftover``."""
+    options = []
+    for i in range(m.n):
+        if after.pos[i] != 0:
+            options.append([0])
+        elif m.hi[i]:
+            options.append(list(range(m.full[i] + 1)))
+        else:
+            options.append(list(range(max(0, m.c_opt[i] - after.work[i]) + 1)))
+    return options
+
+
+def _phases(pcpu: TickPCPU) -> Iterable[tuple[int, ...]]:
+    """Every phase vector in scope: fixed phases kept; each VM with an open phase every
+    tick of its period, shared by its vCPUs; the earliest 0 when none is fixed."""
+    groups: dict[str, list[int]] = {}
+    for i, v in enumerate(pcpu.vcpus):
+        if v.phase is None:
+            groups.setdefault(v.name.split("/")[0], []).append(i)
+    open_ = list(groups.values())
+    for choice in itertools.product(*[range(pcpu.vcpus[g[0]].period) for g in open_]):
+        if open_ and all(v.phase is None for v in pcpu.vcpus) and 0 not in choice:
+            continue
+        phases = [0 if v.phase is None else v.phase for v in pcpu.vcpus]
+        for group, phase in zip(open_, choice):
+            for i in group:
+                phases[i] = phase
+        yield tuple(phases)
+
+
+#: The re-check's limits when ``akita admit`` runs it on every SAFE answer.
+RECHECK_LIMITS = CheckLimits(members=5_000_000, seconds=120.0)
+
+
+def recheck(pcpu: TickPCPU, outcome: Outcome) -> tuple[bool, str]:
+    """The hook :class:`akita.model.exact.admission.ExactTest` takes: re-check a SAFE
+    *outcome*'s reachable set with the tick step (:func:`check_certificate`)."""
+    assert outcome.reached is not None, "a SAFE outcome carries its reachable set"
+    check = check_certificate(pcpu, outcome.reached.states, limits=RECHECK_LIMITS)
+    return check.accepted, check.reason
+
+
+def check_certificate(pcpu: TickPCPU, states: Iterable[bytes], *, step: Step = tick_step,
+                      limits: CheckLimits = CheckLimits()) -> CertificateCheck:
+    """Re-check a SAFE certificate (module docstring)."""
+    began = time.perf_counter()
+    m = machine(pcpu)
+    lay = layout(m)
+    keys = list(states)
+    index = _Index(m, lay, keys)
+    count = 0
+
+    def answer(accepted: bool, reason: str, checked: bool = True) -> CertificateCheck:
+        return CertificateCheck(accepted, checked, len(keys), count,
+                                time.perf_counter() - began, reason)
+
+    def landed(s: TickState, shorts: Sequence[int], where: str) -> str | None:
+        if any(m.hi[i] for i in shorts):
+            return f"a HI vCPU is short at {where}"
+        if not index.covered(s):
+            return f"a state at {where} is in no state of the certificate: {s}"
+        return None
+
+    for phases in _phases(pcpu):
+        pos0 = [(-p) % T for p, T in zip(phases, m.period)]
+        choices = [list(range(m.full[i] + 1)) if pos0[i] == 0 else [0] for i in range(m.n)]
+        if not any(p == 0 for p in pos0):
+            continue  # nothing starts at 0: idle until a later start (anchoring covers it)
+        for demands in itertools.product(*choices):
+            s, shorts = start(m, phases, demands)
+            failure = landed(s, shorts, f"instant 0 with phases {phases}")
+            if failure:
+                return answer(False, failure)
+    for key in keys:
+        state = lay.unpack(key)
+        if 0 not in lay.field(state, "pos"):
+            continue  # checked as part of the segment that passes through it
+        for s in members(m, state):
+            count += 1
+            if count > limits.members or time.perf_counter() - began > limits.seconds:
+                return answer(False, f"re-check limit reached after {count:,} members "
+                                     f"({limits.members:,} members or {limits.seconds:g} s)",
+                              checked=False)
+            failure = _segment(m, s, step, landed)
+            if failure:
+                return answer(False, failure)
+    return answer(True, f"closed under the tick step and miss-free: {len(keys):,} states, "
+                        f"{count:,} members stepped")
+
+
+def _segment(m: Machine, s: TickState, step: Step, landed) -> str | None:
+    """From *s* to the next instant where a period starts, every arrival there."""
+    ticks = 0
+    while True:
+        ticks += 1
+        if any((p + 1) % T == 0 for p, T in zip(s.pos, m.period)):
+            for after, shorts in _branches(m, s, step):
+                failure = landed(after, shorts, f"{ticks} ticks after the state {s}")
+                if failure:
+                    return failure
+            return None
+        s, _, shorts = step(m, s, (0,) * m.n)
+        if any(m.hi[i] for i in shorts):
+            return "a HI vCPU is short between period starts (impossible: a step bug)"
+
+
+def _branches(m: Machine, s: TickState, step: Step) -> Iterable[tuple[TickState, tuple[int, ...]]]:
+    """The tick from *s* into an instant where periods start, with every arrival
+    (:func:`_arrivals`).  With the Python step the tick itself is run once
+    (:func:`akita.model.exact.tick.advance`) and only the arrivals are varied
+    (:func:`~akita.model.exact.tick.arrive`), which is what :func:`~akita.model.exact.tick.step`
+    does; any other *step* is called afresh for each arrival."""
+    if step is tick_step:
+        ran = advance(m, s)
+        for demands in itertools.product(*_arrivals(m, arrive(m, ran, (0,) * m.n)[0])):
+            yield arrive(m, ran, demands)
+        return
+    for demands in itertools.product(*_arrivals(m, step(m, s, (0,) * m.n)[0])):
+        after, _, shorts = step(m, s, demands)
+        yield after, shorts
+
+
+def z3_step(m: Machine, s: TickState, demands: Sequence[int]) -> tuple[
+        TickState, int, tuple[int, ...]]:
+    """One tick of the Z3 encoding (:func:`akita.model.smt.pcpu.choose`,
+    :func:`~akita.model.smt.pcpu.run_tick`, :func:`~akita.model.smt.pcpu.start_periods`)
+    on the concrete state *s*, solved by Z3: the same interface as :func:`.tick.step`.
+
+    The tick is placed at ``t = max T`` with phases ``(t - pos) mod T`` (so that
+    every period start at ``t + 1`` ends a period, as the relative state assumes),
+    insertion ranks as instants before ``t`` (and the current rank as ``t``).
+    """
+    pcpu = m.pcpu
+    n = m.n
+    t = max(m.period)
+    grids = [FixedGrid(T, (t - p) % T) for T, p in zip(m.period, s.pos)]
+    latest = current(n)
+
+    def instant(rank: int) -> int:
+        return t if rank == latest else t - latest + rank
+
+    iv = z3.IntVal
+    state = State(tuple(iv(w) for w in s.work), tuple(iv(c) for c in s.consumed),
+                  tuple(iv(v) for v in s.served), tuple(iv(o) for o in s.owed),
+                  tuple(iv(x) for x in s.temperature), tuple(z3.BoolVal(a) for a in s.asked),
+                  tuple(iv(instant(r)) for r in s.ins), z3.BoolVal(s.hi_mode))
+    cs = Constraints()
+    previous = [i == s.last for i in range(n)]
+    run, chosen = choose(pcpu, grids, t, state, previous, cs)
+    after = run_tick(pcpu, t, chosen, run)
+    jobs = {(i, (t + 1) // m.period[i]): iv(d) for i, d in enumerate(demands)}
+    shorts: dict = {}
+    final = start_periods(pcpu, grids, t + 1, after, jobs, shorts)
+    answer = solve(cs, timeout=60)
+    assert answer.status == "sat", answer
+    model = answer.model
+    assert model is not None
+
+    def value(term) -> int:
+        if isinstance(term, (bool, int)):
+            return int(term)
+        got = model.eval(term, model_completion=True)
+        return int(z3.is_true(got)) if z3.is_bool(got) else got.as_long()
+
+    ran = [i for i in range(n) if value(run[i])]
+    work = tuple(value(w) for w in final.work)
+    ins = ranks([value(x) for x in final.ins], work, t + 1)
+    new = TickState(tuple((p + 1) % T for p, T in zip(s.pos, m.period)), work,
+                    tuple(value(c) for c in final.consumed), tuple(value(v) for v in final.served),
+                    tuple(value(o) for o in final.owed),
+                    tuple(value(x) for x in final.temperature),
+                    tuple(bool(value(a)) for a in final.asked), ins, bool(value(final.hi_mode)),
+                    ran[0] if ran else NOBODY)
+    short = tuple(i for (i, _), c in shorts.items() if value(c))
+    return new, (ran[0] if ran else NOBODY), short
