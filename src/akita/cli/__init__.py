@@ -17,6 +17,7 @@ from akita.model import ModelError
 from .admit import admit
 from .check import check
 from .conform import conform
+from .fleet import fleet
 from .prove import prove
 from .reproduce import reproduce
 from .simulate import simulate
@@ -40,6 +41,7 @@ cli.add_command(prove)
 cli.add_command(conform)
 cli.add_command(reproduce)
 cli.add_command(sweep)
+cli.add_command(fleet)
 
 
 def run(argv: list[str] | None = None) -> int:
