@@ -13,7 +13,7 @@ bytes whatever the number of workers.
 
 * :mod:`.spec` -- the fleet file;
 * :mod:`.arrivals` -- the VMs, when they come and how long they stay;
-* :mod:`.placement` -- first fit and spreading over a fleet;
+* :mod:`akita.fleet.placement` -- first fit and spreading over a fleet;
 * :mod:`.replay` -- one placement, event by event;
 * :mod:`.sample` -- the sampled hosts and their simulation;
 * :mod:`.runner` -- one fleet, start to finish;

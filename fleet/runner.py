@@ -54,9 +54,9 @@ def run_fleet(spec: FleetSpec, *, workers: int | None = None, scheduler: str | N
     """
     vms = list(arrivals(spec))
     replays: dict[str, Replay] = {}
-    for done, name in enumerate(spec.placements):
+    for placed, name in enumerate(spec.placements):
         if progress is not None:
-            progress("placing", done, len(spec.placements))
+            progress("placing", placed, len(spec.placements))
         replays[name] = replay(spec, name, vms)
     jobs = sample_jobs(spec, replays)
     results: list[SampleResult | None] = [None] * len(jobs)

@@ -37,8 +37,8 @@ from akita.model.exact_random import uniform_below
 
 from .replay import Peak
 
-__all__ = ["SampleJob", "SampleResult", "sample_hosts", "host_seed", "simulate_sample",
-           "POLICY_OF"]
+__all__ = ["SampleJob", "SampleResult", "sample_hosts", "host_seed", "sample_host",
+           "simulate_sample", "POLICY_OF"]
 
 #: The policy a sampled first-fit host is simulated under (a spread host: ``spread_policy``).
 POLICY_OF = {"first-fit": "akita"}

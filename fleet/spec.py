@@ -61,7 +61,7 @@ __all__ = ["FleetSpec", "MixType", "load_spec", "loads_spec", "PLACEMENTS", "LIF
            "SPREAD_POLICIES", "MAX_HOSTS", "MAX_PCPUS", "MAX_TICKS", "MAX_VCPUS",
            "MAX_SAMPLE", "MAX_SAMPLE_DURATION", "MAX_WEIGHT"]
 
-#: The placements a fleet can compare (:mod:`.placement`).
+#: The placements a fleet can compare (:mod:`akita.fleet.placement`).
 PLACEMENTS = ("first-fit", "spread")
 #: How a lifetime is drawn in its range.
 LIFETIMES = ("log-uniform", "uniform")
@@ -265,7 +265,7 @@ def _spec(document: dict, base: str) -> FleetSpec:
     sample = read_table(document, "fleet.sample", _SAMPLE_KEYS)
     count = read_integer(read_required(sample, "hosts", "fleet.sample.hosts"),
                          "fleet.sample.hosts", 0, min(MAX_SAMPLE, hosts))
-    duration = _duration(sample, "duration", "fleet.sample.duration", "400ms")
+    duration = _duration(sample, "duration", "fleet.sample.duration", "1s")
     if duration > MAX_SAMPLE_DURATION:
         raise ModelError("fleet.sample.duration", sample["duration"],
                          f"at most {format_duration(MAX_SAMPLE_DURATION)}")

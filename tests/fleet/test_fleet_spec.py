@@ -63,7 +63,8 @@ BAD = {
                      "field 'fleet.mix.types[2].workload.utilisation'"),
     "sample above the fleet": (SMALL.replace("hosts = 2", "hosts = 5"),
                                "field 'fleet.sample.hosts'"),
-    "bad policy": (SMALL.replace('duration = "100ms"', 'duration = "100ms"\nspread_policy = "rtds"'),
+    "bad policy": (SMALL.replace('duration = "100ms"',
+                                 'duration = "100ms"\nspread_policy = "rtds"'),
                    "field 'fleet.sample.spread_policy'"),
     "not TOML": ("[fleet\n", "field 'toml'"),
 }

@@ -125,7 +125,8 @@ def print_fleet(result: FleetResult, console: Console | None = None) -> None:
     table = Table(
         title=f"{spec.hosts} hosts x {spec.pcpus} pCPUs ({spec.test}) over "
               f"{_hours(spec.horizon)}: VMs arriving at {spec.rate}/s, seed {spec.seed}",
-        caption="pCPUs, hosts in use: holding a vCPU, a VM (peak / time average; 4 decimals in the JSON); sampled: "
+        caption="pCPUs, hosts in use: holding a vCPU, a VM (peak / time average; 4 decimals "
+                "in the JSON); sampled: "
                 "hosts simulated at their peak (HI misses summed; LO share: LO CPU time over "
                 "their C_opt share; HI p99, p99.9: the worst HI VM's)")
     for column in ("placement", "VMs", "rejected (HI)", "pCPUs in use", "hosts in use",
@@ -136,7 +137,8 @@ def print_fleet(result: FleetResult, console: Console | None = None) -> None:
         sampled = s["sampled"]
         table.add_row(placement.name, str(s["offered"]), f"{s['rejected']} ({s['rejected_hi']})",
                       f"{s['peak_pcpus']} / {decimal(placement.replay.mean('pcpus'), 1)}",
-                      f"{s['peak_hosts']} / {decimal(placement.replay.mean('hosts'), 1)}", str(len(sampled["hosts"])),
+                      f"{s['peak_hosts']} / {decimal(placement.replay.mean('hosts'), 1)}",
+                      str(len(sampled["hosts"])),
                       str(sampled["hi_misses"]), sampled["lo_share"] or "-",
                       _ns(sampled["hi_p99_ns"]), _ns(sampled["hi_p999_ns"]))
     console.print(table)
