@@ -19,10 +19,10 @@ the mix's types of that criticality (by integer weight), its vCPU count
 ``k x tick`` with ``k`` uniform in ``[low/tick, high/tick]`` or ``floor(X)``
 for ``X`` log-uniform on ``[low/tick, high/tick + 1)``
 (:func:`~akita.model.exact_random.log_uniform_index`).  Log-uniform
-lifetimes are many short and a few long ones, spanning orders of
-magnitude, as measured on a public cloud (Cortez et al., "Resource
-Central", SOSP 2017, Section 3: most VMs live less than a day, some for
-weeks).  The arrival stream has its own generator, seeded from
+lifetimes give many short VMs and a few long ones, over orders of
+magnitude, the shape public-cloud traces report (e.g. Cortez et al.,
+"Resource Central", SOSP 2017); the range is the spec's to choose.
+The arrival stream has its own generator, seeded from
 ``(seed, "arrivals")``, so a VM's draws depend only on its index.
 
 Every variate comes from :meth:`random.Random.getrandbits` through

@@ -20,7 +20,7 @@ span machines); admission is all or nothing per VM, as on one host
     pCPU of least LO-mode utilisation ``U1 + U2`` (ties: the lowest index)
     among those whose test still passes with it.  The paper: "Akita's
     counterparts ... spread vCPUs as much as possible to raise performance"
-    (Section 5, Fig. 9).
+    (the discussion of Fig. 9).
 
 Both count the pCPUs **in use** -- holding at least one vCPU, so that a
 C-state could not turn them off -- and the hosts in use; each keeps its

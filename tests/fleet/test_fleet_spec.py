@@ -25,6 +25,16 @@ def test_the_small_spec_reads_as_written():
     assert (spec.sample, spec.duration, spec.spread_policy) == (2, 10**8, "credit")
 
 
+def test_the_optional_keys_have_their_documented_defaults():
+    text = SMALL.replace('tick = "1s"\n', "").replace('duration = "100ms"\n', "")
+    text = text.replace('placements = ["first-fit", "spread"]\n', "")
+    text = text.replace('distribution = "log-uniform"\n', "")
+    spec = loads_spec(text)
+    assert (spec.tick, spec.duration, spec.spread_policy) == (10**9, 10**9, "credit")
+    assert spec.placements == ("first-fit", "spread") and spec.lifetime[0] == "log-uniform"
+    assert spec.test == "edf-vd" and spec.mix[1].weight == 1 and spec.mix[1].vcpus == (1,)
+
+
 def test_the_example_reads():
     spec = load_spec(EXAMPLES / "fleet.toml")
     assert spec.hosts * spec.pcpus == 192 and spec.sample == 4
