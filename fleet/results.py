@@ -3,7 +3,7 @@
 :meth:`FleetResult.as_json` is the document ``akita fleet --json`` prints
 and writes; :meth:`FleetResult.csv` the time series, one row per point of
 each placement's step function.  Means are time averages over the horizon,
-computed exactly and written with four decimals (:func:`decimal`); the
+computed exactly and written with four decimals (:func:`.sample.decimal`); the
 simulated shares are ratios of integer nanoseconds written the same way.
 No float is formatted, so the files are the same bytes on every platform.
 """
@@ -16,20 +16,13 @@ from typing import Any
 import attrs
 
 from .replay import Replay
-from .sample import SampleResult
+from .sample import SampleResult, decimal
 from .spec import FleetSpec
 
-__all__ = ["PlacementResult", "FleetResult", "decimal", "CSV_HEADER"]
+__all__ = ["PlacementResult", "FleetResult", "CSV_HEADER"]
 
 #: The columns of :meth:`FleetResult.csv`.
 CSV_HEADER = ("placement", "time_ns", "pcpus_in_use", "hosts_in_use", "vms", "rejected")
-
-
-def decimal(value: Fraction, places: int = 4) -> str:
-    """*value* ``>= 0`` with *places* decimals, rounded half up, exactly."""
-    scale = 10**places
-    n = (2 * value.numerator * scale + value.denominator) // (2 * value.denominator)
-    return f"{n // scale}.{n % scale:0{places}d}"
 
 
 @attrs.frozen

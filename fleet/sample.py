@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+from fractions import Fraction
 from typing import Sequence
 
 import attrs
@@ -38,7 +39,7 @@ from akita.model.exact_random import uniform_below
 from .replay import Peak
 
 __all__ = ["SampleJob", "SampleResult", "sample_hosts", "host_seed", "sample_host",
-           "simulate_sample", "POLICY_OF"]
+           "simulate_sample", "decimal", "POLICY_OF"]
 
 #: The policy a sampled first-fit host is simulated under (a spread host: ``spread_policy``).
 POLICY_OF = {"first-fit": "akita"}
@@ -112,7 +113,7 @@ class SampleResult:
         LO VMs."""
         if not self.lo_entitled_ns:
             return None
-        return _decimal(self.lo_cpu_ns, self.lo_entitled_ns)
+        return decimal(Fraction(self.lo_cpu_ns, self.lo_entitled_ns))
 
     def as_json(self) -> dict:
         """The result for machines."""
@@ -125,11 +126,11 @@ class SampleResult:
                 "migrations": self.migrations}
 
 
-def _decimal(numerator: int, denominator: int, places: int = 4) -> str:
-    """``numerator / denominator`` with *places* decimals, rounded half up, from integers."""
+def decimal(value: Fraction, places: int = 4) -> str:
+    """*value* ``>= 0`` with *places* decimals, rounded half up, exactly (no float)."""
     scale = 10**places
-    value = (2 * numerator * scale + denominator) // (2 * denominator)
-    return f"{value // scale}.{value % scale:0{places}d}"
+    n = (2 * value.numerator * scale + value.denominator) // (2 * value.denominator)
+    return f"{n // scale}.{n % scale:0{places}d}"
 
 
 def sample_host(job: SampleJob) -> tuple[Host, Placement]:

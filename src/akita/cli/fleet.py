@@ -17,7 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
 from akita.fleet import FleetResult, load_spec, run_fleet
-from akita.fleet.results import decimal
+from akita.fleet.sample import decimal
 from akita.model import format_duration
 
 from .outputs import writable_folder
