@@ -32,7 +32,7 @@ from typing import Sequence
 
 import attrs
 
-from akita.model import (ADMISSION_TESTS, VM, Host, PCPULoad, Placement, SchedulerOptions,
+from akita.model import (ADMISSION_TESTS, Host, PCPULoad, Placement, SchedulerOptions,
                          UtilizationSums, VMPlacement)
 from akita.model.exact_random import uniform_below
 
