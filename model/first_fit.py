@@ -18,6 +18,17 @@ provider."  We make precise what the paper leaves open:
 
 HI vCPUs never migrate once placed (R12); the picker never moves a placed
 vCPU.
+
+**Departures.**  A VM that leaves is taken out whole by :meth:`FirstFit.remove`:
+each of its vCPUs leaves its pCPU, whose sums lose exactly that vCPU's
+utilisations (:meth:`~.utilization.UtilizationSums.minus`, exact
+fractions, so nothing is left over) and whose capacity in the segment tree
+is recomputed from them.  The pCPU is then exactly as if the VM had never
+been placed on it: the same sums, the same vCPUs in the same order, the
+same capacities, so every later offer is answered as it would have been
+(``tests/model/test_first_fit_removal.py``).  The VM's answer leaves
+:meth:`FirstFit.placement` with it.  This is what an online placement of
+arriving and leaving VMs needs (``akita fleet``, :mod:`akita.fleet`).
 """
 
 from __future__ import annotations
@@ -29,6 +40,7 @@ import attrs
 
 from ._slack_tree import NO_ROOM, SlackTree
 from .admission_tests import ADMISSION_TESTS, AdmissionTest, admission_test
+from .errors import ModelError
 from .host import Host
 from .utilization import UtilizationSums
 from .verdict import SchedulabilityVerdict
@@ -112,9 +124,16 @@ class FirstFit:
         self._vcpus: list[list[VCPU]] = [[] for _ in range(pcpus)]
         self._tree = SlackTree(pcpus)
         self._results: list[VMPlacement] = []
+        #: the answers of the admitted VMs still placed, by name (latest last)
+        self._placed: dict[str, list[VMPlacement]] = {}
 
-    def offer(self, vm: VM) -> VMPlacement:
-        """Place every vCPU of *vm*, or none of them; record and return the answer."""
+    def offer(self, vm: VM, *, record: bool = True) -> VMPlacement:
+        """Place every vCPU of *vm*, or none of them; record and return the answer.
+
+        :param record: ``False`` keeps a rejection out of :meth:`placement`
+            (an admitted VM is always recorded, so that it can be removed):
+            for a caller that offers one VM to host after host.
+        """
         placed: list[tuple[int, UtilizationSums]] = []  # (pCPU, its sums before)
         for vcpu in vm.all_vcpus():
             index = self._tree.first(*self._needs(vm), self._accepts(vcpu))
@@ -122,7 +141,8 @@ class FirstFit:
                 for where, before in reversed(placed):
                     self._set(where, before)
                 result = VMPlacement(vm, (), rejection_reason(vcpu, self._test_name, len(self._sums)))
-                self._results.append(result)
+                if record:
+                    self._results.append(result)
                 return result
             placed.append((index, self._sums[index]))
             self._set(index, self._sums[index].plus(vcpu))
@@ -130,10 +150,43 @@ class FirstFit:
             self._vcpus[index].append(vcpu)
         result = VMPlacement(vm, tuple(index for index, _ in placed), None)
         self._results.append(result)
+        self._placed.setdefault(vm.name, []).append(result)
         return result
 
+    def remove(self, name: str) -> VMPlacement:
+        """Take the placed VM called *name* off its pCPUs, exactly; return its answer.
+
+        Each of its vCPUs leaves its pCPU: the pCPU's sums lose exactly that
+        vCPU (:meth:`~.utilization.UtilizationSums.minus`), its list of vCPUs
+        keeps the others in their order, and its capacity is recomputed; the
+        VM's answer leaves :meth:`placement`.
+
+        Of two placed VMs of one name, the later is removed.
+
+        :raises ModelError: if no VM of that name is placed.
+        """
+        answers = self._placed.get(name)
+        if not answers:
+            raise ModelError("name", name, "the name of a VM placed on this host")
+        result = answers.pop()
+        if not answers:
+            del self._placed[name]
+        for vcpu, index in zip(result.vm.all_vcpus(), result.pcpus):
+            self._set(index, self._sums[index].minus(vcpu))
+            self._vcpus[index].remove(vcpu)
+        self._results.remove(result)
+        return result
+
+    def sums(self, index: int) -> UtilizationSums:
+        """The exact sums of pCPU *index* as they stand."""
+        return self._sums[index]
+
+    def vcpus_on(self, index: int) -> int:
+        """How many vCPUs pCPU *index* holds."""
+        return len(self._vcpus[index])
+
     def placement(self) -> Placement:
-        """The VMs offered so far and the pCPUs as they stand."""
+        """The VMs offered so far (less those removed) and the pCPUs as they stand."""
         pcpus = tuple(
             PCPULoad(i, tuple(vcpus), self._test(sums))
             for i, (vcpus, sums) in enumerate(zip(self._vcpus, self._sums))

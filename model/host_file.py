@@ -53,7 +53,7 @@ from .share import Share
 from .vm import VM
 from .workload import Workload
 
-__all__ = ["load_host", "loads_host", "dumps_host", "host_json", "parse_fraction"]
+__all__ = ["load_host", "loads_host", "dumps_host", "host_json", "parse_fraction", "parse_workload"]
 
 _TOP_KEYS = ("host", "vm", "trace_map")
 #: The scheduler options, in the order of the fields of :class:`~.options.SchedulerOptions`.
@@ -302,6 +302,17 @@ def parse_fraction(value: object, *, field: str, vm: str | None = None) -> Fract
 
 #: The most requests per second a poisson workload may ask for (one every 100 ns).
 MAX_RATE = 10**7
+
+
+def parse_workload(table: object, *, vm: str, base: str) -> Workload:
+    """A ``[vm.workload]`` table read as a host file reads it, for other files that
+    give VMs workloads (``akita fleet``'s mix, :mod:`akita.fleet.spec`).
+
+    :param vm: the name shown in error messages.
+    :param base: the folder a ``trace`` workload's ``path`` is relative to.
+    :raises ModelError: naming *vm* and the field ``workload.KEY``.
+    """
+    return _workload(table, vm, base)
 
 
 def _workload(table: object, vm: str, base: str) -> Workload:

@@ -27,13 +27,16 @@ import contextlib
 import logging
 import os
 import re
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence, TypeVar
 
 from akita.model import ModelError
 
 from .batches import BatchResult, Job, run_job
 
-__all__ = ["default_workers", "run_jobs", "LOCAL_CONFIG"]
+__all__ = ["default_workers", "run_jobs", "run_tasks", "LOCAL_CONFIG"]
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 #: A scheduler's address: a protocol, a host and a port (``tcp://host:8786``).
 _ADDRESS = re.compile(r"(?:tcp|tls|ws|wss|ucx)://[^\s/]+:[0-9]{1,5}")
@@ -65,17 +68,32 @@ def run_jobs(jobs: Sequence[Job], done: Callable[[int, BatchResult], None], *,
         (``tcp://host:8786``); then *workers* is not used.
     :param name: the prefix of the tasks' keys on the cluster.
     """
+    run_tasks(run_job, jobs, done, workers=workers, scheduler=scheduler, name=name)
+
+
+def run_tasks(function: Callable[[T], R], items: Sequence[T], done: Callable[[int, R], None], *,
+              workers: int | None = None, scheduler: str | None = None,
+              name: str = "akita") -> None:
+    """``done(index, function(item))`` once for each of *items*, as each finishes.
+
+    The one place where work goes to the cluster: :func:`run_jobs` (a
+    sweep's batches) and ``akita fleet``'s sampled hosts
+    (:mod:`akita.fleet.runner`) both come here.  *function* must be
+    importable by the workers (a module-level function of ``akita``) and
+    pure: its result may be computed twice if a worker dies.  Parameters as
+    for :func:`run_jobs`.
+    """
     if scheduler is None and workers == 0:
-        for index, job in enumerate(jobs):
-            done(index, run_job(job))
+        for index, item in enumerate(items):
+            done(index, function(item))
         return
-    if not jobs:
+    if not items:
         return
     from distributed import as_completed
     from distributed.scheduler import KilledWorker
 
     with _client(workers, scheduler) as client:
-        futures = client.map(run_job, list(jobs), key=[f"{name}-{i}" for i in range(len(jobs))],
+        futures = client.map(function, list(items), key=[f"{name}-{i}" for i in range(len(items))],
                              pure=False)
         position = {future.key: index for index, future in enumerate(futures)}
         try:

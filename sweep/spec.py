@@ -44,7 +44,8 @@ from akita.model.taskgen import KINDS, PERIOD_DISTRIBUTIONS, TaskSetGenerator
 
 __all__ = ["SweepSpec", "load_spec", "loads_spec", "generator_json", "DEFAULT_BATCH",
            "MAX_SETS", "MAX_POINTS", "MAX_TOTAL_SETS", "MAX_BATCHES", "MAX_VCPUS", "MAX_SEED",
-           "DEFAULT_EXACT_STATES", "MAX_EXACT_STATES"]
+           "DEFAULT_EXACT_STATES", "MAX_EXACT_STATES", "parse_document", "read_table",
+           "read_required", "read_integer"]
 
 #: Sets per batch (one task of the cluster) when the file names none.
 DEFAULT_BATCH = 50
@@ -139,22 +140,37 @@ def load_spec(path: str | os.PathLike[str]) -> SweepSpec:
 
 def loads_spec(text: str, *, path: str = "<string>") -> SweepSpec:
     """Read a sweep file's *text*; *path* names it in error messages."""
-    check_text(text, path=path, kind=_KIND, error=ModelError)
-    try:
-        document = tomllib.loads(text.removeprefix("\ufeff"))
-    except tomllib.TOMLDecodeError as error:
-        raise ModelError("toml", str(error), "valid TOML", path=path) from None
-    except (ValueError, RecursionError) as error:
-        reason = str(error).split(":")[0] or type(error).__name__
-        raise ModelError("toml", reason, "valid TOML of bounded numbers", path=path) from None
+    document = parse_document(text, path=path, kind=_KIND)
     try:
         return _spec(document)
     except ModelError as error:
         raise error.located(path=path) from None
 
 
-def _table(document: dict, key: str, allowed: tuple[str, ...]) -> dict:
-    """The table *key* of *document* (``"sweep"`` or ``"sweep.generator"``), its keys checked."""
+def parse_document(text: str, *, path: str, kind: str) -> dict:
+    """The TOML document *text* of a spec file, its size and nesting bounded first
+    (:func:`~akita.model.limits.check_text`).
+
+    :raises ModelError: naming *path*, for text out of bounds or that is not TOML.
+    """
+    check_text(text, path=path, kind=kind, error=ModelError)
+    try:
+        return tomllib.loads(text.removeprefix("\ufeff"))
+    except tomllib.TOMLDecodeError as error:
+        raise ModelError("toml", str(error), "valid TOML", path=path) from None
+    except (ValueError, RecursionError) as error:
+        reason = str(error).split(":")[0] or type(error).__name__
+        raise ModelError("toml", reason, "valid TOML of bounded numbers", path=path) from None
+
+
+def read_table(document: dict, key: str, allowed: tuple[str, ...]) -> dict:
+    """The table *key* of *document* (``"sweep"`` or ``"sweep.generator"``), its keys checked.
+
+    These three readers are shared by the other strict spec files (``akita fleet``,
+    :mod:`akita.fleet.spec`).
+
+    :raises ModelError: naming *key* if it is not a table, or the first unknown key.
+    """
     table = document
     for part in key.split("."):
         table = table.get(part, _MISSING) if isinstance(table, dict) else _MISSING
@@ -166,13 +182,16 @@ def _table(document: dict, key: str, allowed: tuple[str, ...]) -> dict:
     return table
 
 
-def _required(table: dict, key: str, field: str) -> Any:
+def read_required(table: dict, key: str, field: str) -> Any:
+    """``table[key]``; :class:`~akita.model.ModelError` naming *field* if it is absent."""
     if key not in table:
         raise ModelError(field, None, f"a value for {key!r}")
     return table[key]
 
 
-def _integer(value: Any, field: str, low: int, high: int) -> int:
+def read_integer(value: Any, field: str, low: int, high: int) -> int:
+    """*value* if it is an integer (not a bool) in ``[low, high]``; else a
+    :class:`~akita.model.ModelError` naming *field*."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise ModelError(field, value, f"an integer from {low} to {high}")
     if not low <= value <= high:
@@ -184,19 +203,19 @@ def _spec(document: dict) -> SweepSpec:
     for name in document:
         if name not in _TOP_KEYS:
             raise ModelError(name, name, "a known key (sweep)")
-    sweep = _table(document, "sweep", _SWEEP_KEYS)
-    seed = _integer(_required(sweep, "seed", "sweep.seed"), "sweep.seed", 0, MAX_SEED)
-    sets = _integer(_required(sweep, "sets", "sweep.sets"), "sweep.sets", 1, MAX_SETS)
-    points = _utilizations(_required(sweep, "utilizations", "sweep.utilizations"))
+    sweep = read_table(document, "sweep", _SWEEP_KEYS)
+    seed = read_integer(read_required(sweep, "seed", "sweep.seed"), "sweep.seed", 0, MAX_SEED)
+    sets = read_integer(read_required(sweep, "sets", "sweep.sets"), "sweep.sets", 1, MAX_SETS)
+    points = _utilizations(read_required(sweep, "utilizations", "sweep.utilizations"))
     if sets * len(points) > MAX_TOTAL_SETS:
         raise ModelError("sweep.sets", sets, f"at most {MAX_TOTAL_SETS} sets in all "
                          f"({len(points)} points of {sets} sets is {sets * len(points)})")
-    batch = _integer(sweep.get("batch", DEFAULT_BATCH), "sweep.batch", 1, MAX_SETS)
+    batch = read_integer(sweep.get("batch", DEFAULT_BATCH), "sweep.batch", 1, MAX_SETS)
     batches = len(points) * -(-sets // batch)
     if batches > MAX_BATCHES:
         raise ModelError("sweep.batch", batch, f"a batch that makes at most {MAX_BATCHES} "
                          f"batches in all (this one makes {batches})")
-    generator = _generator(_table(document, "sweep.generator", _GENERATOR_KEYS))
+    generator = _generator(read_table(document, "sweep.generator", _GENERATOR_KEYS))
     if generator.kind == "uunifast-discard" and generator.p_hi > 0 \
             and points[-1] * generator.criticality_factor > generator.vcpus:
         raise ModelError("sweep.generator.kind", generator.kind,
@@ -204,10 +223,10 @@ def _spec(document: dict) -> SweepSpec:
                          f"{generator.vcpus} HI vCPUs with criticality factor "
                          f"{generator.criticality_factor} always has some C_pes > T "
                          "(use 'uunifast', or lower the utilizations or the factor)")
-    exact_states = _integer(sweep.get("exact_states", DEFAULT_EXACT_STATES),
+    exact_states = read_integer(sweep.get("exact_states", DEFAULT_EXACT_STATES),
                             "sweep.exact_states", 1, MAX_EXACT_STATES)
     return SweepSpec(seed=seed, sets=sets, utilizations=points,
-                     tests=_tests(_required(sweep, "tests", "sweep.tests")),
+                     tests=_tests(read_required(sweep, "tests", "sweep.tests")),
                      generator=generator, batch=min(batch, sets), exact_states=exact_states)
 
 
@@ -236,7 +255,7 @@ def _range(table: dict) -> list[Fraction]:
     for name in table:
         if name not in _RANGE_KEYS:
             raise ModelError(f"{field}.{name}", name, f"a known key ({', '.join(_RANGE_KEYS)})")
-    start, stop, step = (parse_fraction(_required(table, key, f"{field}.{key}"),
+    start, stop, step = (parse_fraction(read_required(table, key, f"{field}.{key}"),
                                         field=f"{field}.{key}") for key in _RANGE_KEYS)
     if step <= 0 or stop < start:
         raise ModelError(field, {k: str(v) for k, v in zip(_RANGE_KEYS, (start, stop, step))},
@@ -262,23 +281,25 @@ def _tests(value: Any) -> tuple[str, ...]:
 
 def _generator(table: dict) -> TaskSetGenerator:
     prefix = "sweep.generator."
-    kind = _required(table, "kind", prefix + "kind")
+    kind = read_required(table, "kind", prefix + "kind")
     if kind not in KINDS:
         raise ModelError(prefix + "kind", kind, f"one of {', '.join(KINDS)}")
     distribution = table.get("period_distribution", PERIOD_DISTRIBUTIONS[0])
     if distribution not in PERIOD_DISTRIBUTIONS:
         raise ModelError(prefix + "period_distribution", distribution,
                          f"one of {', '.join(PERIOD_DISTRIBUTIONS)}")
-    vcpus = _integer(_required(table, "vcpus", prefix + "vcpus"), prefix + "vcpus", 1, MAX_VCPUS)
-    periods = _required(table, "periods", prefix + "periods")
+    vcpus = read_integer(read_required(table, "vcpus", prefix + "vcpus"), prefix + "vcpus", 1,
+                         MAX_VCPUS)
+    periods = read_required(table, "periods", prefix + "periods")
     if not isinstance(periods, list) or len(periods) != 2:
         raise ModelError(prefix + "periods", periods,
                          "[shortest, longest] as two durations, e.g. ['10ms', '1000ms']")
     low, high = (parse_duration(p, field=prefix + "periods") for p in periods)
     granularity = parse_duration(table.get("granularity", "1us"), field=prefix + "granularity")
-    factor = parse_fraction(_required(table, "criticality_factor", prefix + "criticality_factor"),
+    factor = parse_fraction(read_required(table, "criticality_factor",
+                                          prefix + "criticality_factor"),
                             field=prefix + "criticality_factor")
-    p_hi = parse_fraction(_required(table, "p_hi", prefix + "p_hi"), field=prefix + "p_hi")
+    p_hi = parse_fraction(read_required(table, "p_hi", prefix + "p_hi"), field=prefix + "p_hi")
     try:
         return TaskSetGenerator(kind=kind, vcpus=vcpus, periods=(low, high),
                                 period_distribution=distribution, granularity=granularity,

@@ -8,7 +8,9 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 #: The shipped sweep files (``examples/sweep*.toml``, read by ``akita sweep``).
 SWEEP_EXAMPLES = sorted(EXAMPLES.glob("sweep*.toml"))
-#: The shipped host files: ``examples/*.toml`` but the sweep files.
-HOST_EXAMPLES = sorted(set(EXAMPLES.glob("*.toml")) - set(SWEEP_EXAMPLES))
+#: The shipped fleet files (``examples/fleet*.toml``, read by ``akita fleet``).
+FLEET_EXAMPLES = sorted(EXAMPLES.glob("fleet*.toml"))
+#: The shipped host files: ``examples/*.toml`` but the sweep and fleet files.
+HOST_EXAMPLES = sorted(set(EXAMPLES.glob("*.toml")) - set(SWEEP_EXAMPLES) - set(FLEET_EXAMPLES))
 #: The specification's sources.
 DOCS = ROOT / "docs"

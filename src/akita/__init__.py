@@ -14,14 +14,16 @@ The public API is re-exported here, so that a script needs no submodule:
   ``akita conform``    :func:`conform_file` (or :func:`conform_stream`)   ``ConformanceReport``
   ``akita reproduce``  :func:`reproduce`                                  ``list[Outcome]``
   ``akita sweep``      :func:`run_sweep` (of :func:`load_sweep`'s spec)   ``SweepResult``
+  ``akita fleet``      :func:`run_fleet` (of :func:`load_fleet`'s spec)   ``FleetResult``
   ===================  =================================================  =====================
 
 The functions of the other layers are loaded on first use, so ``import
-akita`` stays light; :func:`reproduce` loads matplotlib when it draws, and :func:`run_sweep` loads ``dask.distributed`` only when it
-starts a cluster.  The layers themselves: the reference scheduler in
+akita`` stays light; :func:`reproduce` loads matplotlib when it draws, and :func:`run_sweep` and :func:`run_fleet` load ``dask.distributed`` only
+when they start a cluster.  The layers themselves: the reference scheduler in
 :mod:`akita.reference`, the proof obligations in :mod:`akita.proofs`, the
 oracle in :mod:`akita.oracle`, the experiments in :mod:`akita.experiments`,
-the acceptance-ratio sweeps in :mod:`akita.sweep`, and the command line in
+the acceptance-ratio sweeps in :mod:`akita.sweep`, the fleets in
+:mod:`akita.fleet`, and the command line in
 :mod:`akita.cli`.
 """
 
@@ -65,6 +67,9 @@ _LAZY = {
     "load_sweep": ("akita.sweep", "load_spec"),
     "run_sweep": ("akita.sweep", "run_sweep"),
     "SweepResult": ("akita.sweep", "SweepResult"),
+    "load_fleet": ("akita.fleet", "load_spec"),
+    "run_fleet": ("akita.fleet", "run_fleet"),
+    "FleetResult": ("akita.fleet", "FleetResult"),
 }
 
 

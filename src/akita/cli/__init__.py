@@ -29,6 +29,7 @@ COMMANDS: dict[str, str] = {
     "conform": "conform",
     "reproduce": "reproduce",
     "sweep": "sweep",
+    "fleet": "fleet",
 }
 
 
