@@ -62,7 +62,7 @@ from ..vm import VCPU
 from .limits import DEFAULT_LIMITS, Limits
 from .search import SAFE, Outcome, decide
 
-__all__ = ["ExactTest", "Trial", "DEFAULT_LIMITS", "Recheck", "canonical"]
+__all__ = ["ExactTest", "Trial", "Recheck", "canonical", "certificate_json"]
 
 #: ``recheck(pcpu, outcome) -> (accepted, why)``: an independent check of a SAFE answer.
 Recheck = Callable[[TickPCPU, Outcome], tuple[bool, str]]

@@ -49,7 +49,7 @@ from .subsumption import Antichains
 if TYPE_CHECKING:
     from .counterexample import Counterexample
 
-__all__ = ["SAFE", "UNSAFE", "UNKNOWN", "Limits", "Outcome", "Reached", "decide", "explore",
+__all__ = ["SAFE", "UNSAFE", "UNKNOWN", "Outcome", "Reached", "decide", "explore",
            "configurations"]
 
 SAFE, UNSAFE, UNKNOWN = "SAFE", "UNSAFE", "UNKNOWN"

@@ -86,7 +86,9 @@ def test_exact_takes_a_state_limit_that_enters_the_digest():
 
 
 def test_the_shipped_sweep_files_read():
-    assert {p.name for p in SWEEP_EXAMPLES} >= {"sweep.toml", "sweep-rtss2011.toml"}
+    assert {p.name for p in SWEEP_EXAMPLES} >= {"sweep.toml", "sweep-rtss2011.toml",
+                                                "sweep-exact.toml"}
     for path in SWEEP_EXAMPLES:
         spec = load_spec(path)
-        assert spec.generator.vcpus == 20 and {"edf-vd", "amc-rtb"} <= set(spec.tests)
+        assert {"edf-vd", "amc-rtb"} <= set(spec.tests)
+        assert spec.generator.vcpus == (4 if path.name == "sweep-exact.toml" else 20)

@@ -5,17 +5,18 @@ from __future__ import annotations
 import json
 import sys
 from importlib.resources import as_file, files
+from typing import TYPE_CHECKING
 
 import click
-from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
-from rich.table import Table
 
 from akita.model import ModelError, format_duration, load_host, parse_duration
 from akita.reference.policies import POLICIES
 from akita.reference.run import simulate as run_simulation
 
 from .outputs import writable_file
+
+if TYPE_CHECKING:  # rich is imported when a table or a bar is drawn, not for --json
+    from rich.console import Console
 
 __all__ = ["simulate", "print_metrics", "LEGEND"]
 
@@ -87,6 +88,9 @@ class _progress:
     def __enter__(self):
         if not sys.stderr.isatty():
             return None
+        from rich.console import Console
+        from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
         self.bar = Progress(TextColumn("simulating"), BarColumn(), TimeRemainingColumn(),
                             console=Console(stderr=True), transient=True)
         self.bar.start()
@@ -105,6 +109,9 @@ def _ms(ns: int | None) -> str:
 
 def print_metrics(doc: dict, console: Console | None = None) -> None:
     """A simulation's metrics as tables for people."""
+    from rich.console import Console
+    from rich.table import Table
+
     console = console or Console(highlight=False, width=None if sys.stdout.isatty() else 110)
     vms = Table(title=f"VMs under {doc['policy']} for {format_duration(doc['duration_ns'])} "
                 f"(seed {doc['seed']})", caption="times in ms; see the legend below")
