@@ -62,3 +62,24 @@ def test_a_worker_killed_mid_sweep_loses_and_duplicates_nothing(tmp_path):
     assert result.csv() == serial.csv()
     stored = list((tmp_path / spec.digest[:16]).glob("*.json"))
     assert len(stored) == 16 and result.computed == 16
+
+
+def test_the_local_cluster_leaves_port_8787_alone(tmp_path, recwarn):
+    """Another cluster may hold the dashboard's usual port: the sweep's own scheduler
+    listens elsewhere and warns of nothing (its stderr stays one closing line)."""
+    import socket
+
+    holder = socket.socket()
+    try:
+        holder.bind(("127.0.0.1", 8787))
+    except OSError:
+        pass  # already held by someone else: the situation this test sets up
+    else:
+        holder.listen()
+    try:
+        small = SPEC.replace("sets = 200", "sets = 10").replace("batch = 100", "batch = 10")
+        result = run_sweep(loads_spec(small), workers=1, store=tmp_path)
+        assert result.points
+    finally:
+        holder.close()
+    assert not [w for w in recwarn if "8787" in str(w.message)]
