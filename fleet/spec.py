@@ -55,7 +55,8 @@ from akita.model import ADMISSION_TESTS, DEFAULT_TEST, PRESETS, ModelError, Work
 from akita.model import format_duration, parse_duration, parse_fraction
 from akita.model.host_file import parse_workload
 from akita.model.limits import read_bounded
-from akita.sweep.spec import MAX_SEED, parse_document, read_integer, read_required, read_table
+from akita.sweep.spec import (MAX_SEED, parse_document, read_integer, read_names,
+                              read_required, read_table)
 
 __all__ = ["FleetSpec", "MixType", "load_spec", "loads_spec", "PLACEMENTS", "LIFETIMES",
            "SPREAD_POLICIES", "MAX_HOSTS", "MAX_PCPUS", "MAX_TICKS", "MAX_VCPUS",
@@ -279,15 +280,7 @@ def _spec(document: dict, base: str) -> FleetSpec:
 
 
 def _placements(value: Any) -> tuple[str, ...]:
-    field = "fleet.placements"
-    if not isinstance(value, list) or not value:
-        raise ModelError(field, value, f"a non-empty list among {', '.join(PLACEMENTS)}")
-    for name in value:
-        if name not in PLACEMENTS:
-            raise ModelError(field, name, f"one of {', '.join(PLACEMENTS)}")
-    if len(set(value)) != len(value):
-        raise ModelError(field, value, "each placement once")
-    return tuple(value)
+    return read_names(value, "fleet.placements", PLACEMENTS, "placement")
 
 
 def _lifetime(table: dict, tick: int) -> tuple[str, int, int]:

@@ -34,7 +34,7 @@ import json
 import os
 import tomllib
 from fractions import Fraction
-from typing import Any
+from typing import Any, Iterable
 
 import attrs
 
@@ -45,7 +45,7 @@ from akita.model.taskgen import KINDS, PERIOD_DISTRIBUTIONS, TaskSetGenerator
 __all__ = ["SweepSpec", "load_spec", "loads_spec", "generator_json", "DEFAULT_BATCH",
            "MAX_SETS", "MAX_POINTS", "MAX_TOTAL_SETS", "MAX_BATCHES", "MAX_VCPUS", "MAX_SEED",
            "DEFAULT_EXACT_STATES", "MAX_EXACT_STATES", "parse_document", "read_table",
-           "read_required", "read_integer"]
+           "read_required", "read_integer", "read_names"]
 
 #: Sets per batch (one task of the cluster) when the file names none.
 DEFAULT_BATCH = 50
@@ -266,17 +266,23 @@ def _range(table: dict) -> list[Fraction]:
     return [start + i * step for i in range(count)]
 
 
-def _tests(value: Any) -> tuple[str, ...]:
-    field = "sweep.tests"
-    available = ", ".join(ADMISSION_TESTS)
+def read_names(value: Any, field: str, allowed: Iterable[str], what: str) -> tuple[str, ...]:
+    """*value* as a non-empty list of distinct names among *allowed* (each a *what*: a
+    test, a placement), in its order; :class:`~akita.model.ModelError` naming *field*."""
+    allowed = tuple(allowed)
+    available = ", ".join(allowed)
     if not isinstance(value, list) or not value:
-        raise ModelError(field, value, f"a non-empty list of tests among {available}")
+        raise ModelError(field, value, f"a non-empty list of {what}s among {available}")
     for name in value:
-        if name not in ADMISSION_TESTS:
+        if name not in allowed:
             raise ModelError(field, name, f"one of {available}")
     if len(set(value)) != len(value):
-        raise ModelError(field, value, "each test once")
+        raise ModelError(field, value, f"each {what} once")
     return tuple(value)
+
+
+def _tests(value: Any) -> tuple[str, ...]:
+    return read_names(value, "sweep.tests", ADMISSION_TESTS, "test")
 
 
 def _generator(table: dict) -> TaskSetGenerator:

@@ -5,22 +5,18 @@ import json
 
 import pytest
 
-from akita.cli import run
+from cli_run import run_cli, spec_file
 from repo import ROOT
 
 SMALL = (ROOT / "tests" / "fleet" / "small.toml").read_text(encoding="utf-8")
 
 
 def _spec(tmp_path, text=SMALL, name="small.toml"):
-    path = tmp_path / name
-    path.write_text(text)
-    return path
+    return spec_file(tmp_path, text, name)
 
 
 def _fleet(capsys, *args):
-    status = run(["fleet", *map(str, args)])
-    out = capsys.readouterr()
-    return status, out.out, out.err
+    return run_cli(capsys, "fleet", *args)
 
 
 BAD = {

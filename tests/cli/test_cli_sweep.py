@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from akita.cli import run
+from cli_run import run_cli, spec_file
 from akita.model import ADMISSION_TESTS
 from repo import EXAMPLES
 
@@ -28,15 +28,11 @@ p_hi = 0.5
 
 
 def _spec(tmp_path, text=GOOD, name="spec.toml"):
-    path = tmp_path / name
-    path.write_text(text)
-    return path
+    return spec_file(tmp_path, text, name)
 
 
 def _sweep(capsys, *args):
-    status = run(["sweep", *map(str, args)])
-    out = capsys.readouterr()
-    return status, out.out, out.err
+    return run_cli(capsys, "sweep", *args)
 
 
 BAD = {

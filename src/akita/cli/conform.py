@@ -7,7 +7,7 @@ import os
 import sys
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import TextIO
 
 import click
@@ -24,6 +24,7 @@ from akita.oracle.ftrace import parse_seconds
 from akita.oracle.tolerance import KERNEL_TOLERANCE_NS
 
 from .outputs import writable_file
+from .progress import stderr_bar
 
 __all__ = ["conform"]
 
@@ -113,7 +114,10 @@ def conform(host_file, trace_path, trace_format, cpu_hz, tolerance_text, placeme
     except OSError as error:
         raise ModelError("TRACE", trace_path, f"a readable trace file ({error.strerror})") from None
     size = None if trace_path == "-" else os.path.getsize(trace_path)
-    with stream, _progress(size, stream) as progress, _whole(timeline_path) as timeline:
+    bar = nullcontext() if size is None else stderr_bar("checking", total=size)
+    with stream, bar as update, _whole(timeline_path) as timeline:
+        # the bar follows the bytes read, whatever the events
+        progress = None if update is None else (lambda events: update(completed=stream.tell()))
         report = conform_stream(host, stream, path=path, trace_format=trace_format,
                                 trace_map=mapping, origin_ns=origin, end=end, reports=reports,
                                 tolerance=tolerance, ties=ties, policy=policy, keep=keep,
@@ -141,28 +145,6 @@ def _whole(path: str | None) -> Iterator[TextIO | None]:
     finally:
         if os.path.exists(scratch):
             os.unlink(scratch)
-
-
-class _progress:
-    """A progress bar on stderr (bytes of the trace read), only when stderr is a terminal."""
-
-    def __init__(self, size: int | None, stream) -> None:
-        self.size, self.stream, self.bar = size, stream, None
-
-    def __enter__(self):
-        if self.size is None or not sys.stderr.isatty():
-            return None
-        from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
-
-        self.bar = Progress(TextColumn("checking"), BarColumn(), TimeRemainingColumn(),
-                            console=Console(stderr=True), transient=True)
-        self.bar.start()
-        task = self.bar.add_task("conform", total=self.size)
-        return lambda events: self.bar.update(task, completed=self.stream.tell())
-
-    def __exit__(self, *exc) -> None:
-        if self.bar is not None:
-            self.bar.stop()
 
 
 #: How many VMs' phases the printed report names.

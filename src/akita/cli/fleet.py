@@ -3,24 +3,22 @@ by Akita's first fit and by spreading."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 import time
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Callable
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
 from akita.fleet import FleetResult, load_spec, run_fleet
 from akita.fleet.sample import decimal
 from akita.model import format_duration
 
-from .outputs import writable_folder
+from .outputs import one_cluster, require_matplotlib, writable_folder, write_results
+from .progress import stderr_bar
 
 __all__ = ["fleet", "print_fleet"]
 
@@ -54,24 +52,21 @@ def fleet(spec_file: str, workers: int | None, scheduler: str | None, out_dir: s
     bytes for any number of workers. Exit status 0 when the fleet ran, 2 on bad
     input.
     """
-    if workers is not None and scheduler is not None:
-        raise click.UsageError("--workers and --scheduler exclude each other: --scheduler runs "
-                               "on the workers of the cluster it names")
+    one_cluster(workers, scheduler)
     spec = load_spec(spec_file)
-    if not no_plot and importlib.util.find_spec("matplotlib") is None:
-        raise click.UsageError("akita fleet draws its plot with matplotlib, which is not "
-                               "installed; install it with: pip install matplotlib "
-                               "(or pass --no-plot)")
+    if not no_plot:
+        require_matplotlib("akita fleet draws its plot", escape="--no-plot")
     writable_folder("--out", out_dir)
     out, name = Path(out_dir), Path(spec_file).stem
     started = time.perf_counter()
-    with _progress() as report:
+    with stderr_bar("{task.description}", unit="", remaining=False,
+                    description="placing") as update:
+        report = None if update is None else (lambda stage, done, total: update(
+            description=stage, completed=done, total=total))
         result = run_fleet(spec, workers=workers, scheduler=scheduler, progress=report)
     seconds = time.perf_counter() - started
     document = result.as_json()
-    (out / f"{name}.json").write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
-    (out / f"{name}.csv").write_text(result.csv(), encoding="utf-8")
-    files = [f"{name}.csv", f"{name}.json"]
+    files = write_results(out, name, document, result.csv())
     if not no_plot:
         from akita.fleet.plot import plot_fleet
 
@@ -85,28 +80,6 @@ def fleet(spec_file: str, workers: int | None, scheduler: str | None, out_dir: s
     else:
         print_fleet(result)
     return 0
-
-
-class _progress:
-    """A progress bar on stderr, only when stderr is a terminal."""
-
-    def __init__(self) -> None:
-        self.bar: Progress | None = None
-
-    def __enter__(self) -> Callable[[str, int, int], None] | None:
-        if not sys.stderr.isatty():
-            return None
-        self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                            console=Console(stderr=True), transient=True)
-        self.bar.start()
-        task = self.bar.add_task("placing", total=None)
-        bar = self.bar
-        return lambda stage, done, total: bar.update(task, description=stage, completed=done,
-                                                     total=total)
-
-    def __exit__(self, *exc: Any) -> None:
-        if self.bar is not None:
-            self.bar.stop()
 
 
 def _ns(value: int | None) -> str:

@@ -1,4 +1,4 @@
-"""Output paths, checked before any long work starts.
+"""What a command checks before its long work starts, and the result files it writes.
 
 A command that will write a file (``--trace``, ``--timeline``, ``--save``,
 ``--out``) checks first that it can, so that a path that cannot be written
@@ -8,13 +8,19 @@ traceback after the work is done and its results are lost.
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
+
+import click
 
 from akita.model import ModelError
 
-__all__ = ["writable_file", "writable_folder"]
+__all__ = ["writable_file", "writable_folder", "require_matplotlib", "write_results",
+           "one_cluster"]
 
 
 def writable_file(option: str, path: str | os.PathLike[str] | None) -> None:
@@ -48,3 +54,28 @@ def writable_folder(option: str, path: str | os.PathLike[str]) -> None:
     except OSError as error:
         raise ModelError(option, str(path), f"a folder that can be written ({error.strerror})") \
             from None
+
+
+def require_matplotlib(what: str, escape: str | None = None) -> None:
+    """Bad input (one line) unless matplotlib, which draws *what* (e.g. ``"akita sweep
+    draws its plot"``), can be imported; *escape* names the option that does without."""
+    if importlib.util.find_spec("matplotlib") is None:
+        also = f" (or pass {escape})" if escape else ""
+        raise click.UsageError(f"{what} with matplotlib, which is not installed; install it "
+                               f"with: pip install matplotlib{also}")
+
+
+def write_results(out: Path, name: str, document: dict[str, Any], csv: str) -> list[str]:
+    """Write *document* as ``NAME.json`` (indented) and *csv* as ``NAME.csv`` in folder
+    *out* (checked beforehand by :func:`writable_folder`); the names written."""
+    (out / f"{name}.json").write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+    (out / f"{name}.csv").write_text(csv, encoding="utf-8")
+    return [f"{name}.csv", f"{name}.json"]
+
+
+def one_cluster(workers: int | None, scheduler: str | None) -> None:
+    """Bad input unless at most one of ``--workers`` and ``--scheduler`` is given (checked
+    before any work: the cluster is where the results will come from)."""
+    if workers is not None and scheduler is not None:
+        raise click.UsageError("--workers and --scheduler exclude each other: --scheduler runs "
+                               "on the workers of the cluster it names")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -16,7 +15,7 @@ from akita.experiments import EXPERIMENTS
 from akita.experiments import reproduce as run_experiments
 from akita.experiments.registry import experiment_named
 
-from .outputs import writable_folder
+from .outputs import require_matplotlib, writable_folder
 
 __all__ = ["reproduce"]
 
@@ -43,9 +42,7 @@ def reproduce(name: str, out_dir: str, quick: bool, as_json: bool) -> int:
     """
     if name != "all":
         experiment_named(name)  # an unknown name is bad input before anything is written
-    if importlib.util.find_spec("matplotlib") is None:  # matplotlib is the ``plots`` extra
-        raise click.UsageError("akita reproduce draws its plots with matplotlib, which is not "
-                               "installed; install it with: pip install matplotlib")
+    require_matplotlib("akita reproduce draws its plots")
     writable_folder("--out", out_dir)
     out = Path(out_dir)
     console = Console(stderr=True) if sys.stderr.isatty() else None

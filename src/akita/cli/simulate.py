@@ -14,6 +14,7 @@ from akita.reference.policies import POLICIES
 from akita.reference.run import simulate as run_simulation
 
 from .outputs import writable_file
+from .progress import stderr_bar
 
 if TYPE_CHECKING:  # rich is imported when a table or a bar is drawn, not for --json
     from rich.console import Console
@@ -68,7 +69,8 @@ def simulate(host_file, policy, duration_text, seed, trace_path, timeline_path, 
         host = load_host(host_file)
     writable_file("--trace", trace_path)
     writable_file("--timeline", timeline_path)
-    with _progress(duration) as report:
+    with stderr_bar("simulating", total=duration) as update:
+        report = None if update is None else (lambda t: update(completed=t))
         result = run_simulation(host, policy, duration=duration, seed=seed, trace_path=trace_path,
                                 timeline_path=timeline_path, progress=report)
     if as_json:
@@ -76,30 +78,6 @@ def simulate(host_file, policy, duration_text, seed, trace_path, timeline_path, 
     else:
         print_metrics(result.as_json())
     return 0
-
-
-class _progress:
-    """A progress bar on stderr, only when stderr is a terminal."""
-
-    def __init__(self, duration: int) -> None:
-        self.duration = duration
-        self.bar = None
-
-    def __enter__(self):
-        if not sys.stderr.isatty():
-            return None
-        from rich.console import Console
-        from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
-
-        self.bar = Progress(TextColumn("simulating"), BarColumn(), TimeRemainingColumn(),
-                            console=Console(stderr=True), transient=True)
-        self.bar.start()
-        task = self.bar.add_task("sim", total=self.duration)
-        return lambda t: self.bar.update(task, completed=t)
-
-    def __exit__(self, *exc) -> None:
-        if self.bar is not None:
-            self.bar.stop()
 
 
 def _ms(ns: int | None) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 import time
@@ -10,13 +9,13 @@ from pathlib import Path
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from akita.model import format_duration
 from akita.sweep import SweepResult, load_spec, run_sweep
 
-from .outputs import writable_folder
+from .outputs import one_cluster, require_matplotlib, writable_folder, write_results
+from .progress import stderr_bar
 
 __all__ = ["sweep", "print_sweep"]
 
@@ -48,25 +47,21 @@ def sweep(spec_file: str, workers: int | None, scheduler: str | None, out_dir: s
     interrupted sweep is run again, which computes only the batches missing from
     --out. Exit status 0 when the sweep completed, 2 on bad input.
     """
-    if workers is not None and scheduler is not None:
-        raise click.UsageError("--workers and --scheduler exclude each other: --scheduler runs "
-                               "on the workers of the cluster it names")
+    one_cluster(workers, scheduler)
     spec = load_spec(spec_file)
-    if not no_plot and importlib.util.find_spec("matplotlib") is None:
-        raise click.UsageError("akita sweep draws its plot with matplotlib, which is not "
-                               "installed; install it with: pip install matplotlib "
-                               "(or pass --no-plot)")
+    if not no_plot:
+        require_matplotlib("akita sweep draws its plot", escape="--no-plot")
     writable_folder("--out", out_dir)
     out, name = Path(out_dir), Path(spec_file).stem
     started = time.perf_counter()
-    with _progress() as report:
+    with stderr_bar("sweeping", unit="sets") as update:
+        report = None if update is None else \
+            (lambda done, total: update(completed=done, total=total))
         result = run_sweep(spec, store=out / f"{name}-batches", workers=workers,
                            scheduler=scheduler, progress=report)
     seconds = time.perf_counter() - started
     document = result.as_json()
-    (out / f"{name}.json").write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
-    (out / f"{name}.csv").write_text(result.csv(), encoding="utf-8")
-    files = [f"{name}.csv", f"{name}.json"]
+    files = write_results(out, name, document, result.csv())
     if not no_plot:
         from akita.sweep.plot import plot_sweep
 
@@ -80,28 +75,6 @@ def sweep(spec_file: str, workers: int | None, scheduler: str | None, out_dir: s
     else:
         print_sweep(result)
     return 0
-
-
-class _progress:
-    """A progress bar of sets on stderr, only when stderr is a terminal."""
-
-    def __init__(self) -> None:
-        self.bar: Progress | None = None
-
-    def __enter__(self):
-        if not sys.stderr.isatty():
-            return None
-        self.bar = Progress(TextColumn("sweeping"), BarColumn(), MofNCompleteColumn(),
-                            TextColumn("sets"), TimeRemainingColumn(),
-                            console=Console(stderr=True), transient=True)
-        self.bar.start()
-        task = self.bar.add_task("sweep", total=None)
-        bar = self.bar
-        return lambda done, total: bar.update(task, completed=done, total=total)
-
-    def __exit__(self, *exc) -> None:
-        if self.bar is not None:
-            self.bar.stop()
 
 
 def print_sweep(result: SweepResult, console: Console | None = None) -> None:
