@@ -170,9 +170,10 @@ class ExactTest:
     def _search(self, pcpu: TickPCPU) -> tuple[Outcome, tuple[bool, str] | None]:
         """The search's outcome on *pcpu* and, for SAFE with a hook, its re-check."""
         outcome = decide(pcpu, self.limits)
-        if outcome.status != SAFE or self.recheck is None:
-            return outcome, None
-        return outcome, self.recheck(pcpu, outcome)
+        certificate = None if outcome.status != SAFE or self.recheck is None \
+            else self.recheck(pcpu, outcome)
+        # the reachable set has served (counterexample, re-check): the cache keeps the answer
+        return attrs.evolve(outcome, reached=None), certificate
 
 
 def canonical(pcpu: TickPCPU) -> TickPCPU:
