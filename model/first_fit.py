@@ -42,6 +42,7 @@ from ._slack_tree import NO_ROOM, SlackTree
 from .admission_tests import ADMISSION_TESTS, AdmissionTest, admission_test
 from .errors import ModelError
 from .host import Host
+from .ioq import IOQTest, with_ioq
 from .utilization import UtilizationSums
 from .verdict import SchedulabilityVerdict
 from .vm import VCPU, VM
@@ -140,7 +141,7 @@ class FirstFit:
             if index is None:
                 for where, before in reversed(placed):
                     self._set(where, before)
-                result = VMPlacement(vm, (), rejection_reason(vcpu, self._test_name, len(self._sums)))
+                result = VMPlacement(vm, (), self._reason(vcpu))
                 if record:
                     self._results.append(result)
                 return result
@@ -193,6 +194,17 @@ class FirstFit:
         )
         return Placement(self._test_name, tuple(self._results), pcpus)
 
+    def _reason(self, vcpu: VCPU) -> str:
+        """Why *vcpu* fits nowhere: the test's words, and an IOQ's (R14) when the CPU share
+        fitted somewhere (:meth:`akita.model.ioq.IOQTest.why_not`)."""
+        reason = rejection_reason(vcpu, self._test_name, len(self._sums))
+        why_not = getattr(self._test, "why_not", None)
+        if why_not is not None:
+            ioq = why_not([sums.plus(vcpu) for sums in self._sums])
+            if ioq is not None:
+                reason += f" with its IO quality: {ioq}"
+        return reason
+
     @staticmethod
     def _needs(vm: VM) -> tuple[Fraction, Fraction]:
         """What a pCPU's (LO, HI) capacity must be at least to be worth testing."""
@@ -228,8 +240,17 @@ def rejection_reason(vcpu: VCPU, test_name: str, pcpus: int) -> str:
 def first_fit(host: Host, vms: Iterable[VM] | None = None,
               test: AdmissionTest | None = None) -> Placement:
     """Offer *vms* (default: the host's, in order) to first fit on *host*, by *test*
-    (default: the host's, for its options, :func:`~.admission_tests.admission_test`)."""
-    picker = FirstFit(host.pcpus, test or admission_test(host.test, host.options))
-    for vm in host.vms if vms is None else vms:
+    (default: the host's, for its options, :func:`~.admission_tests.admission_test`).
+
+    When a VM offered declares an IO quality, the test also holds every IOQ
+    (R14, :func:`akita.model.ioq.with_ioq`), unless it is an
+    :class:`~akita.model.ioq.IOQTest` already; without one, it is the test alone.
+    """
+    offered = list(host.vms if vms is None else vms)
+    chosen = test or admission_test(host.test, host.options)
+    if any(vm.ioq is not None for vm in offered) and not isinstance(chosen, IOQTest):
+        chosen = with_ioq(chosen, host.options.x_rule)
+    picker = FirstFit(host.pcpus, chosen)
+    for vm in offered:
         picker.offer(vm)
     return picker.placement()

@@ -62,7 +62,7 @@ _OPTION_KEYS = tuple(option.name for option in _OPTIONS)
 _HOST_KEYS = ("pcpus", "test") + _OPTION_KEYS
 _SHARE_KEYS = ("weight", "cap", "nice", "pin")
 _VM_KEYS = ("name", "type", "vcpus", "criticality", "period", "c_opt", "c_pes", "phase",
-            "workload") \
+            "ioq", "workload") \
     + _SHARE_KEYS
 _WORKLOAD_DURATIONS = ("demand", "min_demand", "offset", "period", "service", "window")
 _WORKLOAD_FRACTIONS = ("probability", "rate", "utilization")
@@ -173,6 +173,8 @@ def dumps_host(host: Host) -> str:
             entry["c_pes"] = format_duration(vm.c_pes)
         if vm.phase is not None:
             entry["phase"] = format_duration(vm.phase)
+        if vm.ioq is not None:
+            entry["ioq"] = format_duration(vm.ioq)
         entry["vcpus"] = vm.vcpus
         entry.update(_share_table(vm.share))
         entry["workload"] = _workload_table(vm.workload)
@@ -210,6 +212,7 @@ def host_json(host: Host) -> dict[str, Any]:
                 "c_opt": vm.c_opt,
                 "c_pes": vm.c_pes,
                 **({} if vm.phase is None else {"phase": vm.phase}),
+                **({} if vm.ioq is None else {"ioq": vm.ioq}),
                 "vcpus": vm.vcpus,
                 **_share_table(vm.share),
                 "workload": {
@@ -433,7 +436,7 @@ def _vm(entry: dict, position: int, base: str) -> VM:
         fields["criticality"] = Criticality(value)
         if fields["criticality"] is Criticality.LO:
             fields["c_pes"] = None
-    for key in ("period", "c_opt", "c_pes", "phase"):
+    for key in ("period", "c_opt", "c_pes", "phase", "ioq"):
         if key in entry:
             fields[key] = parse_duration(entry[key], field=key, vm=name)
     for key in ("criticality", "period", "c_opt"):

@@ -1,10 +1,10 @@
-"""The rules of the Akita policy, R1-R13, as this project reads them.
+"""The rules of the Akita policy, R1-R14, as this project reads them.
 
 Each rule has an id, a title, and the section of the Akita paper (Asyabi et
 al., "Akita: A CPU scheduler for virtualized Clouds") it comes from.  The
 rules themselves -- words, formulas, and the decisions taken where the
 paper is silent -- are the specification's page :doc:`/rules`, under the
-label ``rule-R1`` ... ``rule-R13``.  This table is what the rest of the
+label ``rule-R1`` ... ``rule-R14``.  This table is what the rest of the
 project refers to: the traceability table (:doc:`/traceability`) lists, for
 each rule, the code that implements it (a module's ``__rules__``), its Z3
 encoding, the proof obligations that check it (``Obligation.rules``) and
@@ -46,9 +46,11 @@ RULES: tuple[Rule, ...] = (
     Rule("R11", "Admission: the exact EDF-VD test per pCPU", "3.4"),
     Rule("R12", "Placement: first fit, all or nothing per VM; no migration of HI vCPUs", "3.6"),
     Rule("R13", "Every pCPU starts in LO mode", "3.3"),
+    Rule("R14", "IO quality: a vCPU is placed only where its CAL bound meets its IOQ",
+         "1, 2.1, 3.6"),
 )
 
 
 def rule_ids() -> tuple[str, ...]:
-    """``("R1", ..., "R13")``."""
+    """``("R1", ..., "R14")``."""
     return tuple(rule.id for rule in RULES)

@@ -74,6 +74,7 @@ class VM:
     workload: Workload = Workload()
     share: Share = Share()
     phase: int | None = None
+    ioq: int | None = None
 
     def __attrs_post_init__(self) -> None:
         name = self.name
@@ -105,6 +106,8 @@ class VM:
                                   or not 0 <= phase < self.period):
             raise ModelError("phase", _shown(phase),
                              f"0 <= phase < period ({format_duration(self.period)})", vm=name)
+        if self.ioq is not None and not _positive_int(self.ioq):
+            raise ModelError("ioq", _shown(self.ioq), "an IO quality > 0 (a duration)", vm=name)
         if not _positive_int(self.vcpus):
             raise ModelError("vcpus", self.vcpus, "an integer >= 1", vm=name)
         if not isinstance(self.workload, Workload):

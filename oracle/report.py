@@ -64,6 +64,8 @@ class ConformanceReport:
     tolerance_source: str = "given"
     #: deviations the tolerance accepted, by rule: ``(count, largest in ns)``.
     tolerated: dict[str, tuple[int, int]] = attrs.Factory(dict)
+    #: the VMs of the host that declare an IO quality (R14, :mod:`akita.model.ioq`).
+    ioq_vms: tuple[str, ...] = ()
 
     @property
     def total(self) -> int:
@@ -82,6 +84,12 @@ class ConformanceReport:
         if self.placement == "trace":
             missing.append("placement by first fit (R12: each vCPU's pCPU was taken from "
                            "the trace; migrations are still checked)")
+        if self.ioq_vms:
+            missing.append("IO quality (R14) of " + ", ".join(self.ioq_vms) + ": a CPU access "
+                           "latency starts at a request's arrival, which a scheduler trace "
+                           "does not carry; the placement that holds each IOQ is checked "
+                           "as R12" + (" only under first-fit placement"
+                                       if self.placement == "trace" else ""))
         return missing
 
     def as_json(self) -> dict[str, Any]:
@@ -251,5 +259,6 @@ def conform(host: Host, events: Iterable[dict[str, Any]], *, end: int | None = N
         phases=dict(oracle.phases), phase_source=oracle.phase_source,
         tolerance_source=tolerance_source, placement=placement,
         first_of_each_rule=oracle.first_of_each_rule,
-        tolerated={rule: (n, oracle.tolerated_max[rule]) for rule, n in oracle.tolerated.items()})
+        tolerated={rule: (n, oracle.tolerated_max[rule]) for rule, n in oracle.tolerated.items()},
+        ioq_vms=tuple(vm.name for vm in host.vms if vm.ioq is not None))
 

@@ -29,6 +29,7 @@ MODULES = (
     "packing_obligations",
     "hi_guarantee",
     "mode_obligations",
+    "cal_bound",
 )
 
 

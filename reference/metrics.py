@@ -19,6 +19,12 @@ vCPU's own period grid (:mod:`.misses`); a LO VM has none by definition.
 *HI time* (``hi_time_ns``) of a pCPU: the time it spent in HI mode -- not a
 CPU share of HI VMs.  A policy without modes never enters HI mode.
 
+*IOQ* (R14, :mod:`akita.model.ioq`): for a VM that declares one, the
+count of its CPU access latencies above it (``over_ioq``) beside the
+number of latencies measured, and the CAL bound the admission gave it
+(``cal_bound``, exact ``"p/q"`` ns; under the ``akita`` policy only, the
+one the bound is proved for).  A VM without an IOQ has no ``ioq`` key.
+
 A distribution with no sample -- the response times of a VM that completed
 no request, the access latencies of a vCPU never dispatched after waiting --
 is reported with every percentile ``None`` (JSON ``null``), never ``0``.
@@ -26,9 +32,13 @@ is reported with every percentile ``None`` (JSON ``null``), never ``0``.
 
 from __future__ import annotations
 
+from typing import Any
+
+from akita.model.ioq import CalBound
+
 from .histogram import LogHistogram
 
-__all__ = ["VMMetrics", "CPUMetrics", "Metrics", "summary"]
+__all__ = ["VMMetrics", "CPUMetrics", "Metrics", "summary", "NO_IOQ"]
 
 
 def summary(histogram: LogHistogram) -> dict[str, int | None]:
@@ -39,8 +49,13 @@ def summary(histogram: LogHistogram) -> dict[str, int | None]:
     return dict(histogram.summary())
 
 
+#: The IOQ limit of a VM without an IOQ: no latency exceeds it.
+NO_IOQ = 1 << 62
+
+
 class VMMetrics:
-    __slots__ = ("ran_ns", "requests", "rtt", "cal", "hi_misses")
+    __slots__ = ("ran_ns", "requests", "rtt", "cal", "hi_misses", "ioq", "over_ioq",
+                 "cal_bound")
 
     def __init__(self) -> None:
         self.ran_ns = 0
@@ -48,6 +63,16 @@ class VMMetrics:
         self.rtt = LogHistogram()
         self.cal = LogHistogram()
         self.hi_misses = 0
+        #: the VM's IOQ in ns (:data:`NO_IOQ` for none) and how many CALs exceeded it
+        self.ioq = NO_IOQ
+        self.over_ioq = 0
+        #: the CAL bound of its vCPUs (the largest), when the policy has one
+        self.cal_bound: CalBound | None = None
+
+    def ioq_json(self) -> dict[str, Any]:
+        """The IOQ beside what was measured (:mod:`akita.model.ioq`)."""
+        return {"ioq_ns": self.ioq, "over_ioq": self.over_ioq, "cal_samples": self.cal.count,
+                "cal_bound": None if self.cal_bound is None else self.cal_bound.as_json()}
 
 
 class CPUMetrics:
@@ -98,6 +123,8 @@ class Metrics:
                 "rtt_ns": summary(m.rtt),
                 "cal_ns": summary(m.cal),
             }
+            if m.ioq != NO_IOQ:
+                vms[name]["ioq"] = m.ioq_json()
         cpus = [
             {
                 "index": i,

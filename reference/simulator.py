@@ -35,6 +35,7 @@ from typing import Any, Callable, Iterator, TextIO
 from akita.model import Host, Placement
 from akita.model.phases import resolve_phases, with_phases
 
+from .ioq import note_ioq
 from .metrics import Metrics
 from .misses import MissAccount
 from .policy import Policy
@@ -118,6 +119,7 @@ class Simulator:
         self._progress = progress
         self.rejected = [vm.vm.name for vm in placement.vms if not vm.admitted]
         self.metrics = Metrics([vm.name for vm in host.vms if vm.name not in self.rejected], host.pcpus)
+        note_ioq(self.metrics, host, placement, policy.name)
         self.vcpus: list[VCPUState] = []
         self.on_cpu: list[list[VCPUState]] = [[] for _ in range(host.pcpus)]
         self._sources: dict[VCPUState, Iterator[tuple[int, int]]] = {}
@@ -376,7 +378,11 @@ class Simulator:
 
     def _record_access(self, state: VCPUState, t: int) -> None:
         if state.waiting_since is not None:
-            state.stats.cal.add(t - state.waiting_since)
+            cal = t - state.waiting_since
+            stats = state.stats
+            stats.cal.add(cal)
+            if cal > stats.ioq:
+                stats.over_ioq += 1
             state.waiting_since = None
 
     def _arm(self, cpu: int, state: VCPUState[Any], t: int) -> None:

@@ -8,7 +8,8 @@ from repo import DOCS, HOST_EXAMPLES
 
 PAGE = (DOCS / "host-file.rst").read_text(encoding="utf-8")
 _WORDS = {3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine",
-          10: "ten", 11: "eleven", 12: "twelve"}
+          10: "ten", 11: "eleven", 12: "twelve", 13: "thirteen", 14: "fourteen",
+          15: "fifteen", 16: "sixteen"}
 
 
 def _section(start: str, end: str) -> str:

@@ -12,6 +12,7 @@ from rich.table import Table
 
 from akita.model import Host, ModelError, Placement, first_fit, format_duration, load_host
 from akita.model.edf_vd import virtual_deadline_factor
+from akita.model.ioq import format_ns, vm_bound
 from akita.model.exact.limits import DEFAULT_LIMITS, Limits
 
 if TYPE_CHECKING:  # the exact test loads Z3: imported when a host asks for it
@@ -82,6 +83,7 @@ def placement_json(placement: Placement, host: Host, trials: Sequence[Trial] | N
                 "placement": list(vm.pcpus),
                 "reason": vm.reason,
                 "phase_ns": vm.vm.phase,
+                **_ioq_json(placement, vm.vm.name, vm.vm.ioq, rule),
             }
             for vm in placement.vms
         ],
@@ -107,6 +109,38 @@ def placement_json(placement: Placement, host: Host, trials: Sequence[Trial] | N
             entry["exact"] = pcpu.verdict.detail
         document["exact_trials"] = [trial.as_json() for trial in trials]
     return document
+
+
+def _ioq_json(placement: Placement, name: str, ioq: int | None, rule: str) -> dict[str, Any]:
+    """A VM's IO quality and, when admitted, its CAL bound (R14); nothing without an IOQ."""
+    if ioq is None:
+        return {}
+    answer = placement.of(name)
+    bound = vm_bound(placement, name, rule) if answer.admitted else None
+    return {"ioq_ns": ioq, "cal_bound": None if bound is None else bound.as_json()}
+
+
+def _ioq_table(placement: Placement, rule: str) -> Table | None:
+    """The VMs with an IO quality: the IOQ beside the CAL bound admission gave (R14)."""
+    rows = []
+    for answer in placement.vms:
+        ioq = answer.vm.ioq
+        if ioq is None:
+            continue
+        bound = vm_bound(placement, answer.vm.name, rule) if answer.admitted else None
+        shown = "-" if bound is None or bound.lo_mode is None else format_ns(bound.lo_mode)
+        rows.append([answer.vm.name, format_duration(ioq), shown,
+                     "-" if bound is None else bound.rule,
+                     "yes" if answer.admitted else "rejected"])
+    if not rows:
+        return None
+    table = Table(title="IO quality (R14)",
+                  caption="CAL bound: the longest wait for the pCPU while it stays in LO mode")
+    for column in ("VM", "ioq", "CAL bound", "from", "met"):
+        table.add_column(column, justify="left" if column in ("VM", "from") else "right")
+    for row in rows:
+        table.add_row(*row)
+    return table
 
 
 def print_placement(placement: Placement, console: Console | None = None, *,
@@ -138,6 +172,9 @@ def print_placement(placement: Placement, console: Console | None = None, *,
             row.append(_decided(verdict.test, verdict.detail))
         pcpus.add_row(*row)
     console.print(pcpus)
+    ioq = _ioq_table(placement, rule)
+    if ioq is not None:
+        console.print(ioq)
     if trials:
         searched = Table(title="Exact searches (each pCPU first fit asked the exact branch about)")
         for column in ("vCPUs", "x", "answer", "states", "transitions", "certificate"):
