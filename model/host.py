@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 import attrs
 
@@ -101,6 +101,32 @@ def _trace_pairs(value: object) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(((key, vcpu) for key, vcpu in pairs), key=lambda pair: pair[0]))
 
 
+#: The workloads whose requests can travel an I/O path (they have arrivals).
+_REQUESTS = ("periodic", "sporadic", "poisson", "trace")
+
+
+def _check_io_paths(vms: Sequence[VM]) -> None:
+    """Each ``io_via`` names a backend VM of the host, and the VM has requests to send;
+    a backend has no work of its own (workload ``idle``) and sends nothing on."""
+    backends = {vm.name: vm for vm in vms if vm.io.is_backend}
+    for vm in vms:
+        if vm.io.is_backend:
+            if vm.workload.kind != "idle":
+                raise ModelError("workload.kind", vm.workload.kind,
+                                 "'idle' on a backend VM (its work is the packets)", vm=vm.name)
+            if vm.io.via is not None:
+                raise ModelError("io_via", vm.io.via, "none on a backend VM", vm=vm.name)
+        via = vm.io.via
+        if via is None:
+            continue
+        if via not in backends:
+            raise ModelError("io_via", via, "a VM of the host with a packet_cost", vm=vm.name)
+        if vm.workload.kind not in _REQUESTS:
+            raise ModelError("workload.kind", vm.workload.kind,
+                             f"a workload with requests ({', '.join(_REQUESTS)}) to send via "
+                             f"{via}", vm=vm.name)
+
+
 @attrs.frozen
 class Host:
     """A physical machine and the VMs to place on it.
@@ -136,6 +162,7 @@ class Host:
                 if c >= self.pcpus:
                     raise ModelError("pin", list(vm.share.pin),
                                      f"pCPU indices below host.pcpus ({self.pcpus})", vm=vm.name)
+        _check_io_paths(self.vms)
         vcpus = {vm.name: vm.vcpus for vm in self.vms}
         for key, value in self.trace_map:
             field = trace_map_field(key)

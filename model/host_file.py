@@ -45,6 +45,7 @@ from .criticality import Criticality
 from .duration import format_duration, parse_duration
 from .errors import HostFileError, ModelError
 from .host import Host, trace_map_field
+from .io_path import IOPath
 from .limits import (MAX_INTEGER, MAX_NUMBER_CHARS, MAX_PCPUS, MAX_STRING_CHARS, MAX_TOTAL_VCPUS,
                      MAX_VCPUS_PER_VM, MAX_VMS, check_count, check_text, read_bounded)
 from .options import SchedulerOptions, is_duration
@@ -62,7 +63,7 @@ _OPTION_KEYS = tuple(option.name for option in _OPTIONS)
 _HOST_KEYS = ("pcpus", "test") + _OPTION_KEYS
 _SHARE_KEYS = ("weight", "cap", "nice", "pin")
 _VM_KEYS = ("name", "type", "vcpus", "criticality", "period", "c_opt", "c_pes", "phase",
-            "ioq", "workload") \
+            "ioq", "io_via", "io_latency", "packet_cost", "workload") \
     + _SHARE_KEYS
 _WORKLOAD_DURATIONS = ("demand", "min_demand", "offset", "period", "service", "window")
 _WORKLOAD_FRACTIONS = ("probability", "rate", "utilization")
@@ -175,6 +176,7 @@ def dumps_host(host: Host) -> str:
             entry["phase"] = format_duration(vm.phase)
         if vm.ioq is not None:
             entry["ioq"] = format_duration(vm.ioq)
+        entry.update(_io_table(vm.io, format_duration))
         entry["vcpus"] = vm.vcpus
         entry.update(_share_table(vm.share))
         entry["workload"] = _workload_table(vm.workload)
@@ -213,6 +215,7 @@ def host_json(host: Host) -> dict[str, Any]:
                 "c_pes": vm.c_pes,
                 **({} if vm.phase is None else {"phase": vm.phase}),
                 **({} if vm.ioq is None else {"ioq": vm.ioq}),
+                **_io_table(vm.io, int),
                 "vcpus": vm.vcpus,
                 **_share_table(vm.share),
                 "workload": {
@@ -240,6 +243,18 @@ def _option_table(options: SchedulerOptions,
     for option in _OPTIONS:
         value = getattr(options, option.name)
         table[option.name] = durations(value) if durations and is_duration(option) else value
+    return table
+
+
+def _io_table(io: IOPath, shown: Callable[[int], Any]) -> dict[str, Any]:
+    """A VM's I/O path keys, those that differ from the default only."""
+    table: dict[str, Any] = {}
+    if io.via is not None:
+        table["io_via"] = io.via
+    if io.latency:
+        table["io_latency"] = shown(io.latency)
+    if io.packet_cost is not None:
+        table["packet_cost"] = shown(io.packet_cost)
     return table
 
 
@@ -412,6 +427,21 @@ def _trace_map(table: object) -> dict[str, str]:
     return table
 
 
+def _io_path(entry: dict, name: str) -> IOPath:
+    """The VM's ``io_via``, ``io_latency`` and ``packet_cost`` (:mod:`.io_path`)."""
+    via = entry.get("io_via")
+    if via is not None and not isinstance(via, str):
+        raise ModelError("io_via", via, "the name of a VM of the host", vm=name)
+    latency = (parse_duration(entry["io_latency"], field="io_latency", vm=name)
+               if "io_latency" in entry else 0)
+    cost = (parse_duration(entry["packet_cost"], field="packet_cost", vm=name)
+            if "packet_cost" in entry else None)
+    try:
+        return IOPath(via, latency, cost)
+    except ModelError as error:
+        raise error.located(vm=name) from None
+
+
 def _vm(entry: dict, position: int, base: str) -> VM:
     name = entry.get("name", _MISSING)
     if not isinstance(name, str):
@@ -450,6 +480,7 @@ def _vm(entry: dict, position: int, base: str) -> VM:
     check_count(vcpus, MAX_VCPUS_PER_VM, field="vcpus", vm=name)
     if "workload" in entry:
         fields["workload"] = _workload(entry["workload"], name, base)
+    fields["io"] = _io_path(entry, name)
     share = {key: entry[key] for key in _SHARE_KEYS if key in entry}
     if share:
         if "pin" in share and not isinstance(share["pin"], list):

@@ -18,6 +18,7 @@ import attrs
 from .criticality import Criticality
 from .duration import format_duration
 from .errors import ModelError
+from .io_path import IOPath
 from .share import Share
 from .workload import Workload
 
@@ -75,6 +76,7 @@ class VM:
     share: Share = Share()
     phase: int | None = None
     ioq: int | None = None
+    io: IOPath = IOPath()
 
     def __attrs_post_init__(self) -> None:
         name = self.name
@@ -114,6 +116,10 @@ class VM:
             raise ModelError("workload", self.workload, "a Workload", vm=name)
         if not isinstance(self.share, Share):
             raise ModelError("share", self.share, "a Share", vm=name)
+        if not isinstance(self.io, IOPath):
+            raise ModelError("io", self.io, "an IOPath", vm=name)
+        if self.io.via == name:
+            raise ModelError("io_via", name, "another VM (a backend of its own is none)", vm=name)
 
     @property
     def is_hi(self) -> bool:

@@ -26,6 +26,9 @@ The kinds (host file ``[vm.workload]``, ``kind = ...``):
     in lock-step.
 ``trace``
     Arrival and demand pairs read from a file.
+``idle``
+    No work of its own: the vCPU runs only what an I/O path brings it (a
+    driver domain's backends, :mod:`akita.model.io_path`).
 
 Times are integer nanoseconds; ``probability``, ``rate`` and
 ``utilization`` are exact fractions.
@@ -41,7 +44,7 @@ from .errors import ModelError
 
 __all__ = ["Workload", "DISTRIBUTIONS", "KINDS"]
 
-KINDS = ("cpu-bound", "periodic", "sporadic", "poisson", "duty", "trace")
+KINDS = ("cpu-bound", "periodic", "sporadic", "poisson", "duty", "trace", "idle")
 DISTRIBUTIONS = ("fixed", "exponential")
 
 _MS = 1_000_000
@@ -79,6 +82,7 @@ class Workload:
         "poisson": ("rate", "service", "distribution"),
         "duty": ("utilization", "window", "offset"),
         "trace": ("path",),
+        "idle": (),
     }
 
     def __attrs_post_init__(self) -> None:

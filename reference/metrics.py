@@ -25,6 +25,11 @@ number of latencies measured, and the CAL bound the admission gave it
 (``cal_bound``, exact ``"p/q"`` ns; under the ``akita`` policy only, the
 one the bound is proved for).  A VM without an IOQ has no ``ioq`` key.
 
+*I/O path* (:mod:`.iopath`): for a VM whose requests travel through a
+backend, ``io_path`` gives the backend VM, the network's round trip and
+each hop's time distribution; its ``rtt_ns`` is then the round trip end to
+end, and its ``cal_ns`` its own vCPU's access latency.
+
 A distribution with no sample -- the response times of a VM that completed
 no request, the access latencies of a vCPU never dispatched after waiting --
 is reported with every percentile ``None`` (JSON ``null``), never ``0``.
@@ -55,7 +60,7 @@ NO_IOQ = 1 << 62
 
 class VMMetrics:
     __slots__ = ("ran_ns", "requests", "rtt", "cal", "hi_misses", "ioq", "over_ioq",
-                 "cal_bound")
+                 "cal_bound", "hops")
 
     def __init__(self) -> None:
         self.ran_ns = 0
@@ -68,6 +73,8 @@ class VMMetrics:
         self.over_ioq = 0
         #: the CAL bound of its vCPUs (the largest), when the policy has one
         self.cal_bound: CalBound | None = None
+        #: the hops of its requests, when they travel an I/O path (:mod:`.iopath`)
+        self.hops: Any = None
 
     def ioq_json(self) -> dict[str, Any]:
         """The IOQ beside what was measured (:mod:`akita.model.ioq`)."""
@@ -125,6 +132,8 @@ class Metrics:
             }
             if m.ioq != NO_IOQ:
                 vms[name]["ioq"] = m.ioq_json()
+            if m.hops is not None:
+                vms[name]["io_path"] = m.hops.as_json(m.rtt)
         cpus = [
             {
                 "index": i,

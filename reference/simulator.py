@@ -10,8 +10,11 @@ armed in:
 2. *timers* armed by the policy (a vCPU's period start, R2) -- after the
    arrivals, so that a period start sees the work that arrives with it;
 3. *HI period starts* of the HI-miss account (:mod:`.misses`), on each HI
-   vCPU's own period grid whatever the policy -- last, so that they see the
-   instant's work and service, and touch no decision.
+   vCPU's own period grid whatever the policy -- so that they see the
+   instant's work and service, and touch no decision;
+4. *hops* of requests on an I/O path (:mod:`.iopath`): a request a backend
+   or a guest finished, delivered to its next vCPU at the instant it was
+   finished -- last, after everything that instant brought.
 
 All events of one instant are applied first, in that order; then every
 pCPU they touched asks the policy what to run (:meth:`Policy.pick`), once.
@@ -37,6 +40,7 @@ from akita.model.phases import resolve_phases, with_phases
 
 from .ioq import note_ioq
 from .metrics import Metrics
+from .iopath import IOPaths
 from .misses import MissAccount
 from .policy import Policy
 from .trace import TraceWriter
@@ -51,7 +55,7 @@ __rules__ = {
     "R10": ("Simulator.run",),
 }
 
-_CPU, _ARRIVAL, _TIMER, _ACCOUNT = 0, 1, 2, 3
+_CPU, _ARRIVAL, _TIMER, _ACCOUNT, _HOP = 0, 1, 2, 3, 4
 
 
 class Result:
@@ -140,6 +144,8 @@ class Simulator:
                     source = _created_at(state, vm.phase)
                 if source is not None:
                     self._sources[state] = source
+        #: the I/O paths of the host's requests, if any VM has one (:mod:`.iopath`)
+        self._io = IOPaths(self) if any(vm.io.via for vm in host.vms) else None
         pcpus = host.pcpus
         self.running: list[VCPUState | None] = [None] * pcpus
         self._last: list[VCPUState | None] = [None] * pcpus  # last vCPU that ran, for switch cost
@@ -163,6 +169,12 @@ class Simulator:
         """Call the policy's ``on_timer(t, payload)`` at *t* (on behalf of pCPU *cpu*)."""
         self._seq += 1
         heapq.heappush(self._events, (t, _TIMER, self._seq, cpu, payload))
+
+    def forward(self, state: VCPUState, job: list[Any], t: int) -> None:
+        """Give *state* the request-carrying *job* at *t*, once this instant's other events
+        are applied (a hop of an I/O path, :mod:`.iopath`)."""
+        self._seq += 1
+        heapq.heappush(self._events, (t, _HOP, self._seq, state, job))
 
     def emit(self, t: int, cpu: int, event: str, **fields: Any) -> None:
         """Write one trace event (a no-op when not tracing)."""
@@ -202,8 +214,10 @@ class Simulator:
                     on_timer(t, b)
                 elif kind == _ARRIVAL:
                     self._on_arrival(a, b, t)
-                else:
+                elif kind == _ACCOUNT:
                     self._period_start(a, t)
+                else:
+                    self._on_hop(a, b, t)
             self._decide_all(t)
             if progress is not None and t >= next_report:
                 progress(t)
@@ -229,13 +243,29 @@ class Simulator:
             heapq.heappush(self._events, (arrival, _ARRIVAL, self._seq, state, demand))
             return
 
-    def _on_arrival(self, state: VCPUState, demand: int, t: int) -> None:
+    def _on_arrival(self, state: VCPUState, demand: int | list[Any], t: int) -> None:
         if t > self._synced[state.cpu]:
             self._sync(state.cpu, t)
-        state.jobs.append([t, demand])
-        if demand != ENDLESS:
-            state.backlog += demand
+        if demand.__class__ is list:  # a backend's packet, carrying its request (iopath.py)
+            job: list[Any] = demand  # type: ignore[assignment]
+        else:
+            job = [t, demand]
+        state.jobs.append(job)
+        if job[1] != ENDLESS:
+            state.backlog += job[1]
         self._next_arrival(state, self._sources[state])
+        self._wake(state, t)
+
+    def _on_hop(self, state: VCPUState, job: list[Any], t: int) -> None:
+        """A request reaches its next vCPU (:meth:`forward`)."""
+        if t > self._synced[state.cpu]:
+            self._sync(state.cpu, t)
+        state.jobs.append(job)
+        state.backlog += job[1]
+        self._wake(state, t)
+
+    def _wake(self, state: VCPUState, t: int) -> None:
+        """Work arrived at *state*: a blocked vCPU becomes runnable and the policy is told."""
         if not state.runnable:
             state.runnable = True
             state.waiting_since = t
@@ -303,7 +333,7 @@ class Simulator:
             clock += step
             if job[1] == 0:
                 jobs.popleft()
-                self._complete(state, job[0], clock)
+                self._complete(state, job, clock)
         if not jobs:
             state.runnable = False
         self.policy.charge(state, ran, t)
@@ -313,12 +343,16 @@ class Simulator:
             self.policy.on_block(state, t)
             self._dirty.add(cpu)
 
-    def _complete(self, state: VCPUState, arrival: int, t: int) -> None:
+    def _complete(self, state: VCPUState, job: list[Any], t: int) -> None:
+        if self.tracing:
+            self.emit(t, state.cpu, "complete", vcpu=state.name, arrival=job[0])
+        if len(job) > 2:  # a hop of a request on an I/O path: it moves on
+            assert self._io is not None
+            self._io.completed(job, t)
+            return
         stats = state.stats
         stats.requests += 1
-        stats.rtt.add(t - arrival)
-        if self.tracing:
-            self.emit(t, state.cpu, "complete", vcpu=state.name, arrival=arrival)
+        stats.rtt.add(t - job[0])
 
     def _dispatch(self, cpu: int, t: int) -> None:
         if t > self._synced[cpu]:

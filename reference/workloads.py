@@ -290,9 +290,15 @@ def _period(vm: VM) -> int:
     return vm.workload.period if vm.workload.period is not None else vm.period
 
 
+def _idle(vm: VM, rng: random.Random) -> Iterator[Job]:
+    """No work of its own (a backend VM's vCPU runs the packets it is given)."""
+    return iter(())
+
+
 _GENERATORS: dict[str, Callable[[VM, random.Random], Iterator[Job]]] = {
     "periodic": _periodic,
     "sporadic": _sporadic,
+    "idle": _idle,
     "poisson": _poisson,
     "duty": _duty,
     "trace": _replay,
