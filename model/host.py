@@ -102,7 +102,7 @@ def _trace_pairs(value: object) -> tuple[tuple[str, str], ...]:
 
 
 #: The workloads whose requests can travel an I/O path (they have arrivals).
-_REQUESTS = ("periodic", "sporadic", "poisson", "trace")
+_REQUESTS = ("periodic", "sporadic", "poisson", "trace", "closed")
 
 
 def _check_io_paths(vms: Sequence[VM]) -> None:
@@ -118,6 +118,9 @@ def _check_io_paths(vms: Sequence[VM]) -> None:
                 raise ModelError("io_via", vm.io.via, "none on a backend VM", vm=vm.name)
         via = vm.io.via
         if via is None:
+            if vm.workload.kind == "closed":
+                raise ModelError("workload.kind", "closed", "an io_via for a closed loop (the "
+                                 "reply's return sends the next request)", vm=vm.name)
             continue
         if via not in backends:
             raise ModelError("io_via", via, "a VM of the host with a packet_cost", vm=vm.name)

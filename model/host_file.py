@@ -65,9 +65,11 @@ _SHARE_KEYS = ("weight", "cap", "nice", "pin")
 _VM_KEYS = ("name", "type", "vcpus", "criticality", "period", "c_opt", "c_pes", "phase",
             "ioq", "io_via", "io_latency", "packet_cost", "workload") \
     + _SHARE_KEYS
-_WORKLOAD_DURATIONS = ("demand", "min_demand", "offset", "period", "service", "window")
+_WORKLOAD_DURATIONS = ("demand", "min_demand", "offset", "period", "service", "window", "think")
 _WORKLOAD_FRACTIONS = ("probability", "rate", "utilization")
-_WORKLOAD_KEYS = ("kind", "distribution", "path") + _WORKLOAD_DURATIONS + _WORKLOAD_FRACTIONS
+_WORKLOAD_INTEGERS = ("connections",)
+_WORKLOAD_KEYS = (("kind", "distribution", "path") + _WORKLOAD_DURATIONS + _WORKLOAD_FRACTIONS
+                  + _WORKLOAD_INTEGERS)
 
 
 class _Missing:
@@ -344,6 +346,10 @@ def _workload(table: object, vm: str, base: str) -> Workload:
             fields[key] = parse_duration(value, field=field, vm=vm)
         elif key in _WORKLOAD_FRACTIONS:
             fields[key] = parse_fraction(value, field=field, vm=vm)
+        elif key in _WORKLOAD_INTEGERS:
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise ModelError(field, value, "an integer", vm=vm)
+            fields[key] = value
         elif not isinstance(value, str):
             raise ModelError(field, value, "a string", vm=vm)
         else:

@@ -26,6 +26,13 @@ The kinds (host file ``[vm.workload]``, ``kind = ...``):
     in lock-step.
 ``trace``
     Arrival and demand pairs read from a file.
+``closed``
+    A closed loop of ``connections`` clients on another machine, each
+    sending its next request when the reply to its last one has come back
+    (after ``think``, default 0), each request needing ``service`` of CPU
+    (fixed).  Only through an I/O path (:mod:`akita.model.io_path`): it is
+    the reply's return that sends the next request.  A TCP stream is one
+    with as many connections as its window has packets in flight.
 ``idle``
     No work of its own: the vCPU runs only what an I/O path brings it (a
     driver domain's backends, :mod:`akita.model.io_path`).
@@ -44,7 +51,7 @@ from .errors import ModelError
 
 __all__ = ["Workload", "DISTRIBUTIONS", "KINDS"]
 
-KINDS = ("cpu-bound", "periodic", "sporadic", "poisson", "duty", "trace", "idle")
+KINDS = ("cpu-bound", "periodic", "sporadic", "poisson", "duty", "trace", "closed", "idle")
 DISTRIBUTIONS = ("fixed", "exponential")
 
 _MS = 1_000_000
@@ -73,6 +80,8 @@ class Workload:
     utilization: Fraction | None = None
     window: int | None = None
     path: str | None = None
+    connections: int | None = None
+    think: int | None = None
 
     #: The fields each kind accepts.
     FIELDS = {
@@ -82,6 +91,7 @@ class Workload:
         "poisson": ("rate", "service", "distribution"),
         "duty": ("utilization", "window", "offset"),
         "trace": ("path",),
+        "closed": ("connections", "service", "think"),
         "idle": (),
     }
 
@@ -118,6 +128,16 @@ class Workload:
                 )
         if self.kind == "duty" and self.utilization is None:
             raise ModelError("workload.utilization", None, "a utilization for a duty workload")
+        if self.kind == "closed":
+            if self.connections is None or self.service is None:
+                missing = "connections" if self.connections is None else "service"
+                raise ModelError(f"workload.{missing}", None, f"a {missing} for a closed workload")
+            if (not isinstance(self.connections, int) or isinstance(self.connections, bool)
+                    or not 1 <= self.connections <= 65536):
+                raise ModelError("workload.connections", self.connections,
+                                 "an integer from 1 to 65536")
+        if self.think is not None and (not isinstance(self.think, int) or self.think < 0):
+            raise ModelError("workload.think", self.think, "a duration >= 0")
         if self.kind == "trace" and self.path is None:
             raise ModelError("workload.path", None, "a trace file path")
         if (

@@ -22,6 +22,11 @@ vCPU's (:mod:`.metrics`); its ``rtt_ns`` is the round trip, end to end.  The
 backend VM's own ``requests`` and ``rtt_ns`` count nothing: its jobs are
 hops, not requests.
 
+A ``closed`` workload is a closed loop: each of its connections sends its
+first request at the VM's phase and its next one when the reply to the last
+has crossed the network back, after its think time; the guest's throughput
+is then what the path lets through, not what the client offers.
+
 A job that carries a request is ``[arrival, remaining, request]``; the core
 hands a completed one to :meth:`IOPaths.completed`.  Jobs without a request
 are untouched, so a host without I/O paths runs exactly as before.
@@ -47,18 +52,20 @@ INBOUND, AT_GUEST, OUTBOUND = 0, 1, 2
 
 class Request:
     """One request on its way: when the client sent it, its guest and backend vCPUs, its
-    service demand, its stage and when it reached that stage."""
+    service demand, its stage and when it reached that stage; for a closed loop, the
+    client's think time before its next request (``None``: an open loop)."""
 
-    __slots__ = ("sent", "guest", "backend", "service", "stage", "since")
+    __slots__ = ("sent", "guest", "backend", "service", "stage", "since", "think")
 
     def __init__(self, sent: int, guest: VCPUState[Any], backend: VCPUState[Any],
-                 service: int, since: int) -> None:
+                 service: int, since: int, think: int | None = None) -> None:
         self.sent = sent
         self.guest = guest
         self.backend = backend
         self.service = service
         self.stage = INBOUND
         self.since = since
+        self.think = think
 
 
 class HopMetrics:
@@ -96,6 +103,10 @@ class IOPaths:
     def __init__(self, sim: Simulator) -> None:
         self.sim = sim
         self.cost: dict[VCPUState[Any], int] = {}
+        #: the first request of each closed-loop connection: (guest, backend, when sent)
+        self._first: list[tuple[VCPUState[Any], VCPUState[Any], int]] = []
+        #: per backend vCPU, the requests it has passed on since it last ran dry
+        self._held: dict[VCPUState[Any], list[Request]] = {}
         by_vm: dict[str, list[VCPUState[Any]]] = {}
         for state in sim.vcpus:
             by_vm.setdefault(state.vm.name, []).append(state)
@@ -112,12 +123,33 @@ class IOPaths:
             cost = backend.vm.io.packet_cost
             assert cost is not None  # the host checked that io_via names a backend
             self.cost[backend] = cost
-            streams.setdefault(backend, []).append(
-                _inbound(sim._sources.pop(state), state, backend, io.latency, cost))
+            sent = sim._sources.pop(state)
+            workload = state.vm.workload
+            if workload.kind == "closed":
+                assert workload.connections is not None
+                mine = range(state.vcpu.index, workload.connections, state.vm.vcpus)
+                self._first.extend((state, backend, state.vm.phase or 0) for _ in mine)
+            else:
+                streams.setdefault(backend, []).append(
+                    _inbound(sent, state, backend, io.latency, cost))
             if state.stats.hops is None:
                 state.stats.hops = HopMetrics(io.via, io.latency)
         for backend, inputs in streams.items():
-            sim._sources[backend] = heapq.merge(*inputs, key=lambda packet: packet[0])
+            merged: Iterator[Any] = heapq.merge(*inputs, key=lambda packet: packet[0])
+            sim._sources[backend] = merged  # (instant, job) pairs, the job for the demand
+
+    def start(self) -> None:
+        """Send the first request of every closed-loop connection (before time runs)."""
+        for guest, backend, sent in self._first:
+            self._send(guest, backend, sent)
+
+    def _send(self, guest: VCPUState[Any], backend: VCPUState[Any], sent: int) -> None:
+        """A closed-loop client sends a request at *sent*; it reaches the backend later."""
+        workload = guest.vm.workload
+        reached = sent + guest.vm.io.latency
+        assert workload.service is not None
+        request = Request(sent, guest, backend, workload.service, reached, workload.think or 0)
+        self.sim.forward(backend, [reached, self.cost[backend], request], reached)
 
     def completed(self, job: list[Any], t: int) -> None:
         """The job carrying ``job[2]`` completed at *t*: the request moves on."""
@@ -126,7 +158,12 @@ class IOPaths:
         if request.stage == INBOUND:
             hops.inbound.add(t - request.since)
             request.stage, request.since = AT_GUEST, t
-            self.sim.forward(request.guest, [t, request.service, request], t)
+            held = self._held.setdefault(request.backend, [])
+            held.append(request)
+            if not request.backend.jobs:  # it ran dry: one notification for the batch
+                for each in held:
+                    self.sim.forward(each.guest, [t, each.service, each], t)
+                held.clear()
         elif request.stage == AT_GUEST:
             hops.at_guest.add(t - request.since)
             request.stage, request.since = OUTBOUND, t
@@ -136,3 +173,5 @@ class IOPaths:
             stats = request.guest.stats
             stats.requests += 1
             stats.rtt.add(t + hops.latency - request.sent)
+            if request.think is not None:  # the reply is back: the client sends again
+                self._send(request.guest, request.backend, t + hops.latency + request.think)

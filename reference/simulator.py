@@ -191,6 +191,8 @@ class Simulator:
                 self.emit(0, state.cpu, "wake", vcpu=state.name)
         for state, source in self._sources.items():
             self._next_arrival(state, source)
+        if self._io is not None:
+            self._io.start()
         self.policy.setup(self)
         for state in self._accounts:
             self._seq += 1
@@ -243,11 +245,11 @@ class Simulator:
             heapq.heappush(self._events, (arrival, _ARRIVAL, self._seq, state, demand))
             return
 
-    def _on_arrival(self, state: VCPUState, demand: int | list[Any], t: int) -> None:
+    def _on_arrival(self, state: VCPUState, demand: Any, t: int) -> None:
         if t > self._synced[state.cpu]:
             self._sync(state.cpu, t)
         if demand.__class__ is list:  # a backend's packet, carrying its request (iopath.py)
-            job: list[Any] = demand  # type: ignore[assignment]
+            job: list[Any] = demand
         else:
             job = [t, demand]
         state.jobs.append(job)

@@ -299,6 +299,7 @@ _GENERATORS: dict[str, Callable[[VM, random.Random], Iterator[Job]]] = {
     "periodic": _periodic,
     "sporadic": _sporadic,
     "idle": _idle,
+    "closed": _idle,  # its requests are sent by the I/O path, as the replies return
     "poisson": _poisson,
     "duty": _duty,
     "trace": _replay,

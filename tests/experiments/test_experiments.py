@@ -30,9 +30,10 @@ EXPECTED = {
     "fig7": ["reproduced", "reproduced", "reproduced", "reproduced"],
     "fig8": ["reproduced"] * 5,
     "thread-ex3": ["not reproduced", "reproduced"],
-    "thread-ex5": ["reproduced"],
-    "thread-ex7": ["not reproduced"] * 4,
-    "thread-ex8": ["not reproduced", "not reproduced"],
+    "thread-ex5": ["reproduced", "reproduced"],
+    "thread-ex7": ["not reproduced", "not reproduced", "reproduced", "not reproduced",
+                   "not reproduced", "reproduced"],
+    "thread-ex8": ["not reproduced"] * 3,
 }
 
 

@@ -116,3 +116,40 @@ def test_credit_33_takes_a_whole_tick_from_the_vcpu_a_tick_catches():
     p99 = {p: simulate(host, p, duration=3000 * MS).as_json()["vms"]["a"]["rtt_ns"]["p99"]
            for p in ("credit", "credit-3.3")}
     assert p99["credit"] < 3 * MS < 10 * MS < p99["credit-3.3"], p99
+
+
+def closed(connections, service=50 * US, vcpus=1):
+    return VM("client", Criticality.LO, 10 * MS, MS, vcpus=vcpus,
+              workload=Workload("closed", connections=connections, service=service),
+              io=IOPath(via="dom0", latency=50 * US))
+
+
+def test_a_closed_loop_sends_the_next_request_when_the_reply_is_back():
+    # one connection, dom0 and the guest on pCPUs of their own: each round trip is
+    # 2 x 50us + 2 x 25us + 50us = 200us, back to back
+    host = Host(2, (dom0(pin=[0]), attrs_pin(closed(1), [1])))
+    doc = simulate(host, "credit", duration=1000 * MS).as_json()
+    client = doc["vms"]["client"]
+    assert client["io_path"]["rtt_mean_ns"] == 200 * US
+    assert client["requests"] == 1000 * MS // (200 * US)
+
+
+def attrs_pin(vm, pins):
+    import attrs
+    return attrs.evolve(vm, share=Share(pin=pins))
+
+
+def test_a_backend_notifies_its_guest_once_per_batch(tmp_path):
+    # four requests reach dom0 at 50us; the guest is woken once dom0 has done all four
+    trace = tmp_path / "t.jsonl"
+    simulate(Host(1, (dom0(), closed(4))), "credit", duration=10 * MS, trace_path=str(trace))
+    events = [json.loads(line) for line in trace.read_text().splitlines()[1:]]
+    first = next(e for e in events if e["event"] == "dispatch" and e["vcpu"] == "client/0")
+    assert first["t"] == 50 * US + 4 * 25 * US
+
+
+def test_a_closed_loop_needs_a_path():
+    with pytest.raises(ModelError) as error:
+        Host(1, (VM("c", Criticality.LO, 10 * MS, MS,
+                    workload=Workload("closed", connections=2, service=US)),))
+    assert error.value.field == "workload.kind"
