@@ -18,6 +18,7 @@ import attrs
 from .criticality import Criticality
 from .duration import format_duration
 from .errors import ModelError
+from .guest import Guest
 from .share import Share
 from .workload import Workload
 
@@ -61,6 +62,8 @@ class VM:
     :param phase: the instant in ns its vCPUs' first period starts (R2),
         ``0 <= phase < period``; ``None`` for the host's default
         (:attr:`~.options.SchedulerOptions.phases`, :mod:`akita.model.phases`).
+    :param guest: the SMP guest it runs instead of its workload
+        (:class:`~.guest.Guest`, simulation only), or ``None``.
     :raises ModelError: naming the VM and the field that breaks R1.
     """
 
@@ -74,6 +77,7 @@ class VM:
     workload: Workload = Workload()
     share: Share = Share()
     phase: int | None = None
+    guest: Guest | None = None
 
     def __attrs_post_init__(self) -> None:
         name = self.name
@@ -111,6 +115,13 @@ class VM:
             raise ModelError("workload", self.workload, "a Workload", vm=name)
         if not isinstance(self.share, Share):
             raise ModelError("share", self.share, "a Share", vm=name)
+        if self.guest is not None:
+            if not isinstance(self.guest, Guest):
+                raise ModelError("guest", self.guest, "a Guest", vm=name)
+            if self.is_hi and self.guest.control != "none":
+                raise ModelError("guest.control", self.guest.control,
+                                 "'none' for a HI VM: its vCPUs are the periodic servers "
+                                 "admission placed (decision 91)", vm=name)
 
     @property
     def is_hi(self) -> bool:
