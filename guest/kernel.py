@@ -382,6 +382,20 @@ class GuestKernel:
 
     # -- reading --------------------------------------------------------------------------
 
+    def held(self, v: int, piece_left: int) -> int:
+        """The CPU work vCPU *v* has queued (ns): what is left of its piece (*piece_left*),
+        the rest of its current thread's operation (a spinner's: its critical section),
+        and its run queue's threads' operations."""
+        th = self.cur[v]
+        held = sum(o.left for o in self.rq[v])
+        if th is not None:
+            if th.spinning:
+                op = th.ops[th.pc]
+                held += op.ns if isinstance(op, Critical) else 0
+            else:
+                held += piece_left + th.left - self.piece[v]
+        return held
+
     def online_count(self) -> int:
         return sum(self.online)
 

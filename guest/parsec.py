@@ -16,10 +16,11 @@ granularity the paper names (coarse, medium, fine) and never from a result:
     rounds of work (about 1 ms per thread each, +-25%, seeded) that every
     thread finishes before the next round starts (a barrier per round).
 ``fluidanimate`` -- *data-parallel, fine*, lock-heavy
-    frames of 5 ms per thread; within a frame, cells of 100 us of work,
-    each followed by a 20 us update of a neighbour cell under its lock
-    (one spin lock per thread's partition, the neighbour's chosen at
-    random, seeded); a barrier ends each frame.
+    frames of about 5 ms per thread; within a frame, cells of 100 us of
+    work, +-25% (cells hold different numbers of particles), each followed
+    by a 20 us update of a neighbour cell under its lock (one spin lock per
+    thread's partition, the neighbour's chosen at random); a barrier ends
+    each frame.
 ``dedup`` -- *pipeline, medium* (also ferret, x264)
     three parallel stages (chunking 100 us, compressing 400 us, writing
     200 us per item), each with a third of the threads, joined by bounded
@@ -62,6 +63,11 @@ class Program:
         self.barriers = barriers
         self.channels = channels
 
+    @property
+    def work(self) -> int:
+        """The CPU time all its threads need (ns)."""
+        return sum(op.ns for ops in self.ops for op in ops if isinstance(op, (Compute, Critical)))
+
 
 def _split(total: int, parts: int) -> list[int]:
     """*total* in *parts* integers that differ by at most one, larger first."""
@@ -91,13 +97,15 @@ def streamcluster(threads: int, work: int, rng: random.Random) -> Program:
 
 def fluidanimate(threads: int, work: int, rng: random.Random) -> Program:
     """Frames of fine-grained cells, each with a locked update of a neighbour."""
+    # a frame's cells are those of an average frame; the seeded spread keeps the cells'
+    # ends off any fixed grid (a host slice of 3 ms is 25 average cells)
     frames = max(1, work // (threads * FRAME))
     cells = FRAME // (CELL + UPDATE)
     ops: list[list[Op]] = [[] for _ in range(threads)]
     for _ in range(frames):
         for thread in ops:
             for _ in range(cells):
-                thread += [Compute(CELL), Critical(rng.randrange(threads), UPDATE)]
+                thread += [Compute(_jitter(rng, CELL)), Critical(rng.randrange(threads), UPDATE)]
             thread.append(Wait(0))
     return Program(ops, spin_locks=threads, barriers=1)
 

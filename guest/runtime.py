@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from akita.model import Host
+from akita.model import VM, Host
 from akita.model.guest import Guest
 from akita.reference.vcpu_state import ENDLESS, VCPUState
 
@@ -31,18 +31,23 @@ from .balloon import Balloon
 from .costop import CoStop
 from .kernel import GuestKernel
 from .observe import DoubleScheduling
-from .parsec import build
+from .parsec import Program, build
 
 if TYPE_CHECKING:  # pragma: no cover
-    from akita.model import VM
     from akita.reference.simulator import Simulator
 
-__all__ = ["Guests", "HALT"]
+__all__ = ["Guests", "HALT", "program_for"]
 
 #: The piece a waiting vCPU keeps when its guest has nothing for it (ns).
 HALT = 1
 
 _NOTHING: Any = object()
+
+
+def program_for(vm: VM, seed: int) -> Program:
+    """The program *vm*'s guest runs in a run of *seed* (each VM's drawn on its own)."""
+    guest: Guest = vm.guest
+    return build(guest.program, guest.thread_count(vm.vcpus), guest.work, f"{seed}:{vm.name}")
 
 
 class Guests:
@@ -74,9 +79,7 @@ class Guests:
         for name, states in by_vm.items():
             vm = states[0].vm
             guest: Guest = vm.guest
-            program = build(guest.program, guest.thread_count(vm.vcpus), guest.work,
-                            f"{self.seed}:{name}")
-            kernel = GuestKernel(name, states, program, self)
+            kernel = GuestKernel(name, states, program_for(vm, self.seed), self)
             self.kernels[name] = kernel
             self.accounts[name] = DoubleScheduling(kernel, sim)
             for v, state in enumerate(states):
@@ -141,6 +144,10 @@ class Guests:
         for state in (previous, current):
             if state is not None and state.guest is self:
                 self.accounts[state.vm.name].touch(t)
+
+    def held(self, state: VCPUState[Any]) -> int:
+        kernel, v = self._where[state]
+        return kernel.held(v, state.backlog)
 
     # -- what kernels ask --------------------------------------------------------------------
 
