@@ -35,7 +35,7 @@ from akita.model import Host, Share
 from akita.model.guest import PROGRAMS
 
 from .experiment import Claim, Experiment, Outcome, run_policy
-from .plotting import STYLES, figure, save
+from .plotting import figure, save
 
 __all__ = ["FlexCore", "APPROACHES", "POLICIES"]
 
@@ -137,13 +137,17 @@ class FlexCore(Experiment):
                      f"{PAPER['range']}, average {PAPER['average']}", ours, holds, why)
 
     def _stacking(self, runs: dict[str, dict[str, Any]]) -> Claim:
+        """Judged on credit, which shares per VM (so the estimate is the VM's share); cfs's
+        figures are shown beside: its flat per-vCPU shares give a shrunken VM less."""
         def total(p: str, a: str) -> int:
             return sum(g["stacked_ns"] for g in runs[p][a].values())
-        ours = "; ".join(f"{p}: {total(p, 'none') / 1e6:.0f} -> {total(p, 'balloon') / 1e6:.0f} ms"
-                         for p in POLICIES)
-        holds = all(total(p, "balloon") < total(p, "none") for p in POLICIES)
-        return Claim("Ballooning reduces vCPU stacking (vCPU time queued behind a sibling)",
-                     None, ours, holds, "" if holds else "stacking did not drop")
+        ours = (f"credit: {total('credit', 'none') / 1e6:.0f} -> "
+                f"{total('credit', 'balloon') / 1e6:.0f} ms (cfs: "
+                f"{total('cfs', 'none') / 1e6:.0f} -> {total('cfs', 'balloon') / 1e6:.0f} ms)")
+        holds = 2 * total("credit", "balloon") < total("credit", "none")
+        return Claim("Ballooning to the VM's share removes most vCPU stacking (vCPU time "
+                     "queued behind a sibling; credit host)", None, ours, holds,
+                     "" if holds else "stacking did not drop by half")
 
     def _holders(self, runs: dict[str, dict[str, Any]]) -> Claim:
         def spin(p: str, a: str) -> int:
@@ -161,7 +165,6 @@ class FlexCore(Experiment):
         width = 0.8 / len(APPROACHES)
         for ax, p in zip(axes, POLICIES):
             for k, a in enumerate(APPROACHES):
-                marker, _ = STYLES[k % len(STYLES)]
                 values = [(done[p][a][vm] or 0) / 1e6 for vm in PROGRAMS]
                 xs = [i + (k - (len(APPROACHES) - 1) / 2) * width for i in range(len(PROGRAMS))]
                 ax.bar(xs, values, width, label=a, hatch=("", "//", "..", "xx")[k])
