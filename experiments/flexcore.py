@@ -56,7 +56,9 @@ def variant(host: Host, approach: str, *, work_divisor: int = 1) -> Host:
                              control=approach if approach in ("balloon", "relaxed-co") else "none")
         share = vm.share
         if approach == "pin":
-            share = attrs.evolve(share, pin=tuple(range(i * per_vm, (i + 1) * per_vm)))
+            fields: dict[str, Any] = attrs.asdict(share)
+            fields["pin"] = tuple(range(i * per_vm, (i + 1) * per_vm))
+            share = Share(**fields)
         vms.append(attrs.evolve(vm, guest=guest, share=share))
     return attrs.evolve(host, vms=vms)
 

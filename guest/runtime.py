@@ -44,9 +44,14 @@ HALT = 1
 _NOTHING: Any = object()
 
 
+def _guest(vm: VM) -> Guest:
+    assert vm.guest is not None  # only VMs with a guest are driven
+    return vm.guest
+
+
 def program_for(vm: VM, seed: int) -> Program:
     """The program *vm*'s guest runs in a run of *seed* (each VM's drawn on its own)."""
-    guest: Guest = vm.guest
+    guest = _guest(vm)
     return build(guest.program, guest.thread_count(vm.vcpus), guest.work, f"{seed}:{vm.name}")
 
 
@@ -78,7 +83,7 @@ class Guests:
                 by_vm.setdefault(state.vm.name, []).append(state)
         for name, states in by_vm.items():
             vm = states[0].vm
-            guest: Guest = vm.guest
+            guest = _guest(vm)
             kernel = GuestKernel(name, states, program_for(vm, self.seed), self)
             self.kernels[name] = kernel
             self.accounts[name] = DoubleScheduling(kernel, sim)
@@ -113,7 +118,7 @@ class Guests:
         self.accounts[name].touch(t)
 
     def _period(self, name: str) -> int:
-        guest: Guest = self.kernels[name].states[0].vm.guest
+        guest = _guest(self.kernels[name].states[0].vm)
         return guest.control_period
 
     # -- the core's hooks ------------------------------------------------------------------
@@ -168,7 +173,7 @@ class Guests:
         for name, kernel in self.kernels.items():
             account = self.accounts[name]
             account.touch(self.sim.duration)
-            guest: Guest = kernel.states[0].vm.guest
+            guest = _guest(kernel.states[0].vm)
             result[name] = {
                 "program": guest.program,
                 "threads": len(kernel.threads),
