@@ -148,7 +148,7 @@ class FlexCore(Experiment):
                 f"{total('cfs', 'none') / 1e6:.0f} -> {total('cfs', 'balloon') / 1e6:.0f} ms)")
         holds = 2 * total("credit", "balloon") < total("credit", "none")
         return Claim("Ballooning to the VM's share removes most vCPU stacking (vCPU time "
-                     "queued behind a sibling; credit host)", None, ours, holds,
+                     "queued on a pCPU with a sibling; credit host)", None, ours, holds,
                      "" if holds else "stacking did not drop by half")
 
     def _holders(self, runs: dict[str, dict[str, Any]]) -> Claim:

@@ -41,3 +41,12 @@ def test_a_hi_vm_that_balloons_is_refused(capsys, tmp_path):
         'control = "balloon"\n'
     status, _, err = run_cli(capsys, "admit", spec_file(tmp_path, text, "hi.toml"))
     assert status == 2 and "'guest.control'" in err and "decision 91" in err
+
+
+def test_simulate_prints_the_guests_and_json_has_them(capsys, tmp_path):
+    path = spec_file(tmp_path, HEAD + 'vcpus = 2\n[vm.guest]\nprogram = "streamcluster"\n'
+                     'work = "20ms"\n', "g.toml")
+    status, out, _ = run_cli(capsys, "simulate", path, "--duration", "50ms")
+    assert status == 0 and "SMP guests" in out
+    status, out, _ = run_cli(capsys, "simulate", path, "--duration", "50ms", "--json")
+    assert status == 0 and '"guests": {"a": {"program": "streamcluster"' in out
