@@ -44,6 +44,7 @@ from .admission_tests import DEFAULT_TEST
 from .criticality import Criticality
 from .duration import format_duration, parse_duration
 from .errors import HostFileError, ModelError
+from .guest import Guest
 from .host import Host, trace_map_field
 from .io_path import IOPath
 from .limits import (MAX_INTEGER, MAX_NUMBER_CHARS, MAX_PCPUS, MAX_STRING_CHARS, MAX_TOTAL_VCPUS,
@@ -63,13 +64,17 @@ _OPTION_KEYS = tuple(option.name for option in _OPTIONS)
 _HOST_KEYS = ("pcpus", "test") + _OPTION_KEYS
 _SHARE_KEYS = ("weight", "cap", "nice", "pin")
 _VM_KEYS = ("name", "type", "vcpus", "criticality", "period", "c_opt", "c_pes", "phase",
-            "ioq", "io_via", "io_latency", "packet_cost", "workload") \
+            "ioq", "io_via", "io_latency", "packet_cost", "workload", "guest") \
     + _SHARE_KEYS
 _WORKLOAD_DURATIONS = ("demand", "min_demand", "offset", "period", "service", "window", "think")
 _WORKLOAD_FRACTIONS = ("probability", "rate", "utilization")
 _WORKLOAD_INTEGERS = ("connections",)
 _WORKLOAD_KEYS = (("kind", "distribution", "path") + _WORKLOAD_DURATIONS + _WORKLOAD_FRACTIONS
                   + _WORKLOAD_INTEGERS)
+_GUEST_DURATIONS = ("work", "period")
+_GUEST_COUNTS = ("threads", "hysteresis")
+#: The keys of ``[vm.guest]``, in the order of the fields of :class:`~.guest.Guest`.
+_GUEST_KEYS = tuple(field.name for field in attrs.fields(Guest))
 
 
 class _Missing:
@@ -182,6 +187,8 @@ def dumps_host(host: Host) -> str:
         entry["vcpus"] = vm.vcpus
         entry.update(_share_table(vm.share))
         entry["workload"] = _workload_table(vm.workload)
+        if vm.guest is not None:
+            entry["guest"] = _guest_table(vm.guest, durations=format_duration)
         vms.append(entry)
     if vms:
         document["vm"] = vms
@@ -225,6 +232,7 @@ def host_json(host: Host) -> dict[str, Any]:
                     for key, value in attrs.asdict(vm.workload).items()
                     if value is not None
                 },
+                **({} if vm.guest is None else {"guest": _guest_table(vm.guest)}),
             }
             for vm in host.vms
         ],
@@ -268,6 +276,43 @@ def _share_table(share: Share) -> dict[str, Any]:
         if value != getattr(_DEFAULT_SHARE, key):
             table[key] = list(value) if key == "pin" else value
     return table
+
+
+def _guest_table(guest: Guest,
+                 durations: Callable[[int], str] | None = None) -> dict[str, Any]:
+    """Every key of *guest* that is set, in :data:`_GUEST_KEYS` order."""
+    table: dict[str, Any] = {}
+    for key in _GUEST_KEYS:
+        value = getattr(guest, key)
+        if value is not None:
+            table[key] = durations(value) if durations and key in _GUEST_DURATIONS else value
+    return table
+
+
+def _guest(table: object, vm: str) -> Guest:
+    """A ``[vm.guest]`` table (:mod:`~.guest`)."""
+    if not isinstance(table, dict):
+        raise ModelError("guest", table, "a [vm.guest] table", vm=vm)
+    _unknown_keys(table, _GUEST_KEYS, "guest", vm)
+    if "program" not in table:
+        raise ModelError("guest.program", _MISSING, "a program for the guest", vm=vm)
+    fields: dict[str, Any] = {}
+    for key, value in table.items():
+        field = f"guest.{key}"
+        if key in _GUEST_DURATIONS:
+            fields[key] = parse_duration(value, field=field, vm=vm)
+        elif key in _GUEST_COUNTS:
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ModelError(field, value, "an integer >= 1", vm=vm)
+            fields[key] = value
+        elif not isinstance(value, str):
+            raise ModelError(field, value, "a string", vm=vm)
+        else:
+            fields[key] = value
+    try:
+        return Guest(**fields)
+    except ModelError as error:
+        raise error.located(vm=vm) from None
 
 
 def _workload_table(workload: Workload) -> dict[str, Any]:
@@ -487,6 +532,8 @@ def _vm(entry: dict, position: int, base: str) -> VM:
     if "workload" in entry:
         fields["workload"] = _workload(entry["workload"], name, base)
     fields["io"] = _io_path(entry, name)
+    if "guest" in entry:
+        fields["guest"] = _guest(entry["guest"], name)
     share = {key: entry[key] for key in _SHARE_KEYS if key in entry}
     if share:
         if "pin" in share and not isinstance(share["pin"], list):

@@ -18,6 +18,7 @@ import attrs
 from .criticality import Criticality
 from .duration import format_duration
 from .errors import ModelError
+from .guest import Guest
 from .io_path import IOPath
 from .share import Share
 from .workload import Workload
@@ -62,6 +63,8 @@ class VM:
     :param phase: the instant in ns its vCPUs' first period starts (R2),
         ``0 <= phase < period``; ``None`` for the host's default
         (:attr:`~.options.SchedulerOptions.phases`, :mod:`akita.model.phases`).
+    :param guest: the SMP guest it runs instead of its workload
+        (:class:`~.guest.Guest`, simulation only), or ``None``.
     :raises ModelError: naming the VM and the field that breaks R1.
     """
 
@@ -77,6 +80,7 @@ class VM:
     phase: int | None = None
     ioq: int | None = None
     io: IOPath = IOPath()
+    guest: Guest | None = None
 
     def __attrs_post_init__(self) -> None:
         name = self.name
@@ -120,6 +124,13 @@ class VM:
             raise ModelError("io", self.io, "an IOPath", vm=name)
         if self.io.via == name:
             raise ModelError("io_via", name, "another VM (a backend of its own is none)", vm=name)
+        if self.guest is not None:
+            if not isinstance(self.guest, Guest):
+                raise ModelError("guest", self.guest, "a Guest", vm=name)
+            if self.is_hi and self.guest.control != "none":
+                raise ModelError("guest.control", self.guest.control,
+                                 "'none' for a HI VM: its vCPUs are the periodic servers "
+                                 "admission placed (decision 91)", vm=name)
 
     @property
     def is_hi(self) -> bool:

@@ -9,6 +9,7 @@ from typing import Callable
 from akita.model import Host, ModelError
 
 from .policies import POLICIES
+from .guest_hook import GuestHook
 from .simulator import Result, Simulator
 from .workloads import validate_trace
 
@@ -41,6 +42,7 @@ def simulate(
         if vm.workload.path is not None:  # a trace workload (only those have a path)
             validate_trace(vm.workload.path, vm=vm.name)
     placement = POLICIES[policy]().place(host)
+    guest = _guests(host, seed)
     keep_trace = trace_path is not None
     if timeline_path is not None and trace_path is None:
         handle, trace_path = tempfile.mkstemp(suffix=".jsonl")
@@ -48,10 +50,10 @@ def simulate(
     try:
         if trace_path is None:
             return Simulator(host, placement, POLICIES[policy](), duration=duration, seed=seed,
-                             progress=progress).run()
+                             progress=progress, guest=guest).run()
         with open(trace_path, "w", encoding="utf-8") as trace:
             result = Simulator(host, placement, POLICIES[policy](), duration=duration, seed=seed,
-                               trace=trace, progress=progress).run()
+                               trace=trace, progress=progress, guest=guest).run()
         if timeline_path is not None:
             from .timeline import main_timeline
 
@@ -60,3 +62,12 @@ def simulate(
     finally:
         if not keep_trace and trace_path is not None:
             os.unlink(trace_path)
+
+
+def _guests(host: Host, seed: int) -> GuestHook | None:
+    """The SMP guests of *host* (:mod:`akita.guest`), or ``None`` if it has none."""
+    if all(vm.guest is None for vm in host.vms):
+        return None
+    from akita.guest import Guests
+
+    return Guests(host, seed)

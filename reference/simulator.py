@@ -14,7 +14,9 @@ armed in:
    instant's work and service, and touch no decision;
 4. *hops* of requests on an I/O path (:mod:`.iopath`): a request a backend
    or a guest finished, delivered to its next vCPU at the instant it was
-   finished -- last, after everything that instant brought.
+   finished -- after everything that instant brought;
+5. *guest timers*, armed by the guests of a host that has them
+   (:mod:`.guest_hook`).
 
 All events of one instant are applied first, in that order; then every
 pCPU they touched asks the policy what to run (:meth:`Policy.pick`), once.
@@ -42,6 +44,7 @@ from .ioq import note_ioq
 from .metrics import Metrics
 from .iopath import IOPaths
 from .misses import MissAccount
+from .guest_hook import GuestHook
 from .policy import Policy
 from .trace import TraceWriter
 from .vcpu_state import ENDLESS, VCPUState
@@ -55,7 +58,7 @@ __rules__ = {
     "R10": ("Simulator.run",),
 }
 
-_CPU, _ARRIVAL, _TIMER, _ACCOUNT, _HOP = 0, 1, 2, 3, 4
+_CPU, _ARRIVAL, _TIMER, _ACCOUNT, _HOP, _GUEST = 0, 1, 2, 3, 4, 5
 
 
 class Result:
@@ -70,11 +73,15 @@ class Result:
         #: each simulated VM's phase: the instant it was created, its first period start (R2)
         self.phases = {vm.name: vm.phase or 0 for vm in sim.host.vms
                        if vm.name not in self.rejected}
+        #: what the guests measured (:mod:`.guest_hook`); ``None`` without guests
+        self.guests = None if sim.guest is None else sim.guest.as_json()
 
     def as_json(self) -> dict:
         doc = {"policy": self.policy, "duration_ns": self.duration, "seed": self.seed,
                "rejected": self.rejected, "phases_ns": self.phases}
         doc.update(self.metrics.as_json(self.duration))
+        if self.guests is not None:
+            doc["guests"] = self.guests
         return doc
 
 
@@ -98,6 +105,8 @@ class Simulator:
         jobs arrive from then on, and a cpu-bound vCPU wakes then.
     :param trace: a text stream that receives the trace as JSON Lines.
     :param progress: called now and then with the simulated time reached.
+    :param guest: the guests that drive the vCPUs of their VMs
+        (:class:`.guest_hook.GuestHook`); ``None``: every vCPU runs its workload.
     """
 
     def __init__(
@@ -110,6 +119,7 @@ class Simulator:
         seed: int = 1,
         trace: TextIO | None = None,
         progress: Callable[[int], None] | None = None,
+        guest: GuestHook | None = None,
     ) -> None:
         self.host = host = with_phases(host, resolve_phases(host, seed))
         resolved = {vm.name: vm for vm in host.vms}
@@ -121,6 +131,7 @@ class Simulator:
         self._trace = None if trace is None else TraceWriter(trace)
         self.tracing = trace is not None
         self._progress = progress
+        self.guest = guest
         self.rejected = [vm.vm.name for vm in placement.vms if not vm.admitted]
         self.metrics = Metrics([vm.name for vm in host.vms if vm.name not in self.rejected], host.pcpus)
         note_ioq(self.metrics, host, placement, policy.name)
@@ -132,15 +143,19 @@ class Simulator:
             if not answer.admitted:
                 continue
             vm = resolved[answer.vm.name]
+            driven = guest is not None and guest.drives(vm)
             for vcpu, cpu in zip(vm.all_vcpus(), answer.pcpus):
-                source = workload_arrivals(vm, vcpu.index, seed, horizon=duration)
+                source = None if driven else workload_arrivals(vm, vcpu.index, seed,
+                                                               horizon=duration)
                 state: VCPUState[Any] = VCPUState(vcpu, vm_index, order, cpu,
-                                                  endless=source is None,
+                                                  endless=source is None and not driven,
                                                   stats=self.metrics.vms[answer.vm.name])
+                if driven:
+                    state.guest = guest
                 order += 1
                 self.vcpus.append(state)
                 self.on_cpu[cpu].append(state)
-                if source is None and vm.phase:
+                if source is None and vm.phase and not driven:
                     source = _created_at(state, vm.phase)
                 if source is not None:
                     self._sources[state] = source
@@ -176,6 +191,60 @@ class Simulator:
         self._seq += 1
         heapq.heappush(self._events, (t, _HOP, self._seq, state, job))
 
+    # -- services for guests (guest_hook.py) -----------------------------------------
+
+    def set_guest_timer(self, t: int, payload: Any) -> None:
+        """Call the guest's ``on_timer(t, payload)`` at *t*."""
+        self._seq += 1
+        heapq.heappush(self._events, (t, _GUEST, self._seq, None, payload))
+
+    def sync_vcpu(self, state: VCPUState[Any], t: int) -> None:
+        """Bring the pCPU that runs *state* up to *t* (nothing if *state* is not running)."""
+        cpu = state.cpu
+        if self.running[cpu] is state and t > self._synced[cpu]:
+            self._sync(cpu, t)
+
+    def set_work(self, state: VCPUState[Any], demand: int | None, t: int) -> int:
+        """Replace what guest-driven vCPU *state* holds, at *t*, by one piece of *demand*;
+        return what remained of the piece it held (0 if none, ``ENDLESS`` for a spin).
+
+        The vCPU's pCPU is first brought up to *t*, so that the piece it
+        drops had its due.  *demand* ``None`` empties it: a vCPU that runs
+        blocks, one that waits for its pCPU must keep a piece (a policy
+        blocks only the vCPU it runs), so ``None`` is refused for it.
+        """
+        cpu = state.cpu
+        running = self.running[cpu] is state
+        if running and t > self._synced[cpu]:
+            self._sync(cpu, t)
+        jobs = state.jobs
+        dropped = jobs[0][1] if jobs else 0
+        jobs.clear()
+        state.backlog = 0
+        if demand is None:
+            if not state.runnable:
+                return dropped
+            if not running:
+                raise ValueError(f"{state.name} waits for pCPU {cpu}: it cannot block at {t}")
+            state.runnable = False
+            if self.tracing:
+                self.emit(t, cpu, "block", vcpu=state.name)
+            self.policy.on_block(state, t)
+            self._dirty.add(cpu)
+            return dropped
+        jobs.append([t, demand])
+        if demand != ENDLESS:
+            state.backlog = demand
+        if not state.runnable:
+            state.runnable = True
+            state.waiting_since = t
+            if self.tracing:
+                self.emit(t, cpu, "wake", vcpu=state.name)
+            self.policy.on_wake(state, t)
+        elif running:
+            self._arm(cpu, state, t)
+        return dropped
+
     def emit(self, t: int, cpu: int, event: str, **fields: Any) -> None:
         """Write one trace event (a no-op when not tracing)."""
         if self._trace is not None:
@@ -194,6 +263,8 @@ class Simulator:
         if self._io is not None:
             self._io.start()
         self.policy.setup(self)
+        if self.guest is not None:
+            self.guest.setup(self)
         for state in self._accounts:
             self._seq += 1
             heapq.heappush(self._events, (state.vm.phase, _ACCOUNT, self._seq, state, None))
@@ -218,8 +289,10 @@ class Simulator:
                     self._on_arrival(a, b, t)
                 elif kind == _ACCOUNT:
                     self._period_start(a, t)
-                else:
+                elif kind == _HOP:
                     self._on_hop(a, b, t)
+                else:
+                    self._on_guest_timer(t, b)
             self._decide_all(t)
             if progress is not None and t >= next_report:
                 progress(t)
@@ -275,6 +348,10 @@ class Simulator:
                 self.emit(t, state.cpu, "wake", vcpu=state.name)
             self.policy.on_wake(state, t)
 
+    def _on_guest_timer(self, t: int, payload: Any) -> None:
+        assert self.guest is not None  # only guests arm guest timers
+        self.guest.on_timer(t, payload)
+
     def _period_start(self, state: VCPUState, t: int) -> None:
         """A period of HI vCPU *state* starts at *t*: judge the last one, note what is owed.
 
@@ -282,7 +359,8 @@ class Simulator:
         the pCPU (a sync would split the policy's charge, which some policies
         round): the running vCPU's service since the last sync is added here.
         """
-        served, held = state.ran_ns, state.backlog
+        served = state.ran_ns
+        held = state.backlog if state.guest is None else state.guest.held(state)
         cpu = state.cpu
         since = self._synced[cpu]
         if self.running[cpu] is state and t > since:
@@ -346,6 +424,13 @@ class Simulator:
             self._dirty.add(cpu)
 
     def _complete(self, state: VCPUState, job: list[Any], t: int) -> None:
+        if state.guest is not None:  # a guest's piece of work: the guest says what comes next
+            demand = state.guest.on_done(state, t)
+            if demand is not None:
+                state.jobs.append([t, demand])
+                if demand != ENDLESS:
+                    state.backlog += demand
+            return
         if self.tracing:
             self.emit(t, state.cpu, "complete", vcpu=state.name, arrival=job[0])
         if len(job) > 2:  # a hop of a request on an I/O path: it moves on
@@ -371,6 +456,8 @@ class Simulator:
             return
         self._token[cpu] += 1
         self.running[cpu] = state
+        if self.guest is not None:
+            self.guest.on_switch(cpu, previous, state, t)
         if previous is not None and previous.runnable and previous.cpu == cpu:
             self.policy.on_deschedule(previous, t)
         stats = self.metrics.cpus[cpu]
@@ -404,6 +491,8 @@ class Simulator:
             if t > self._synced[old]:
                 self._sync(old, t)
             self.running[old] = None
+            if self.guest is not None:
+                self.guest.on_switch(old, state, None, t)
             self._token[old] += 1  # cancel its pending slice end or completion
             if not self._idle_traced[old]:
                 self._idle_traced[old] = True

@@ -4,13 +4,15 @@ Work is a FIFO of jobs (arrival, remaining demand); a vCPU is *runnable*
 while it holds work.  A cpu-bound vCPU holds one endless job.  The policy
 keeps its own per-vCPU state in :attr:`VCPUState.sched`, of a type of its
 own: ``VCPUState[Server]`` for the periodic-server policies
-(:class:`.policies.server.Server`).
+(:class:`.policies.server.Server`).  A vCPU an SMP guest drives holds at
+most one piece of its guest's work at a time, and names the guest in
+:attr:`VCPUState.guest` (:mod:`.guest_hook`).
 """
 
 from __future__ import annotations
 
 from collections import deque
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from akita.model import VCPU
 
@@ -33,7 +35,7 @@ class VCPUState(Generic[S]):
 
     __slots__ = (
         "vcpu", "name", "vm", "vm_index", "order", "cpu", "is_hi", "jobs", "endless", "backlog",
-        "runnable", "waiting_since", "ran_ns", "sched", "stats",
+        "runnable", "waiting_since", "ran_ns", "sched", "stats", "guest",
     )
 
     #: the policy's state for this vCPU (set by the policy's ``setup``, before any use).
@@ -61,6 +63,8 @@ class VCPUState(Generic[S]):
         self.ran_ns = 0
         #: the VM's metrics, updated on the hot path.
         self.stats = stats
+        #: the guest that drives the vCPU (guest_hook.GuestHook), or None: its workload does.
+        self.guest: Any = None
 
     def __repr__(self) -> str:
         return f"<vCPU {self.name} on pCPU {self.cpu}>"

@@ -34,6 +34,7 @@ EXPECTED = {
     "thread-ex7": ["not reproduced", "not reproduced", "reproduced", "not reproduced",
                    "not reproduced", "reproduced"],
     "thread-ex8": ["not reproduced"] * 3,
+    "flexcore": ["not reproduced", "not reproduced", "qualitative only", "qualitative only"],
 }
 
 
@@ -244,3 +245,17 @@ def test_mean_rtt_is_exact_and_counts_only_the_jobs_from_since_on(tmp_path):
     assert mean_rtt(trace, "p") == 1_000_000
     assert mean_rtt(trace, "p", since=S) is None
     assert mean_rtt(trace, "nobody") is None
+
+
+def test_flexcore_runs_every_approach_to_completion(results):
+    """Every program finishes under every approach and host policy, and ballooning changed
+    the online vCPUs of VMs that are not pinned (issue 18)."""
+    out, _ = results
+    runs = json.loads((out / "flexcore.json").read_text())["data"]["runs"]
+    assert set(runs) == {"cfs", "credit"}
+    for policy, approaches in runs.items():
+        assert set(approaches) == {"none", "pin", "relaxed-co", "balloon"}
+        for approach, guests in approaches.items():
+            assert all(g["completion_ns"] is not None for g in guests.values()), (policy, approach)
+            changed = sum(g["online_changes"] > 0 for g in guests.values())
+            assert changed > 0 if approach == "balloon" else changed == 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from importlib.resources import as_file, files
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -85,6 +85,24 @@ def _ms(ns: int | None) -> str:
     return "-" if ns is None else f"{ns / 1e6:.3f}"
 
 
+def _guests_table(guests: dict) -> Any:
+    """The SMP guests' completion and double-scheduling times (docs/guest.rst)."""
+    from rich.table import Table
+
+    table = Table(title="SMP guests", caption="times in ms: completion; spin, of it on a "
+                  "preempted holder; barrier wait, of it descheduled; stacked. Online vCPUs: "
+                  "fewest / at the end")
+    for column in ("VM", "control", "done", "spin", "holder", "barrier", "desched", "stacked",
+                   "online"):
+        table.add_column(column, justify="left" if column in ("VM", "control") else "right")
+    for name, g in guests.items():
+        table.add_row(name, g["control"], _ms(g["completion_ns"]), _ms(g["spin_ns"]),
+                      _ms(g["spin_preempted_holder_ns"]), _ms(g["barrier_wait_ns"]),
+                      _ms(g["barrier_wait_descheduled_ns"]), _ms(g["stacked_ns"]),
+                      f"{g['online_min']} / {g['online_final']}")
+    return table
+
+
 def print_metrics(doc: dict, console: Console | None = None) -> None:
     """A simulation's metrics as tables for people."""
     from rich.console import Console
@@ -102,6 +120,8 @@ def print_metrics(doc: dict, console: Console | None = None) -> None:
                     _ms(rtt["p99"]), _ms(rtt["p999"]), _ms(rtt["max"]), _ms(m["cal_ns"]["p99"]),
                     str(m["hi_misses"]))
     console.print(vms)
+    if "guests" in doc:
+        console.print(_guests_table(doc["guests"]))
     phases = doc.get("phases_ns", {})
     if any(phases.values()):
         console.print("VMs created (first period) at: " + ", ".join(
