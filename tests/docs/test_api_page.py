@@ -8,7 +8,7 @@ from repo import DOCS
 
 #: The packages of the ``akita`` namespace (each mapped from its own folder).
 PACKAGES = ("akita", "akita.model", "akita.reference", "akita.proofs", "akita.oracle",
-            "akita.experiments", "akita.sweep", "akita.fleet")
+            "akita.experiments", "akita.sweep", "akita.fleet", "akita.disk")
 
 
 def _walk():

@@ -33,6 +33,8 @@ EXPECTED = {
     "thread-ex5": ["reproduced"],
     "thread-ex7": ["not reproduced", "not reproduced"],
     "thread-ex8": ["not reproduced", "not reproduced"],
+    "pregather": ["reproduced", "not reproduced", "not reproduced", "reproduced", "reproduced",
+                  "not reproduced", "not reproduced", "reproduced"],
 }
 
 
