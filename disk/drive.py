@@ -52,7 +52,7 @@ SECTOR_BYTES = 512
 _ROOT = 1_000_000
 
 
-def _positive(instance: object, attribute: attrs.Attribute, value: int) -> None:  # type: ignore[type-arg]
+def _positive(instance: object, attribute: "attrs.Attribute[int]", value: int) -> None:
     if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
         raise ModelError(f"drive.{attribute.name}", value, "a positive integer")
 

@@ -52,10 +52,11 @@ def process_seed(seed: int, vm: str, process: str) -> int:
 
 
 class _Process:
-    __slots__ = ("vm", "spec", "stream", "base")
+    __slots__ = ("index", "vm", "spec", "stream", "base")
 
-    def __init__(self, vm: int, spec: ProcessSpec, stream: Stream, base: int) -> None:
-        self.vm, self.spec, self.stream, self.base = vm, spec, stream, base
+    def __init__(self, index: int, vm: int, spec: ProcessSpec, stream: Stream,
+                 base: int) -> None:
+        self.index, self.vm, self.spec, self.stream, self.base = index, vm, spec, stream, base
 
 
 def _processes(vms: Sequence[VMSpec], images: list[VirtualDisk], seed: int) -> list[_Process]:
@@ -65,7 +66,7 @@ def _processes(vms: Sequence[VMSpec], images: list[VirtualDisk], seed: int) -> l
         for spec, file in zip(vm.processes, files):
             base = image.physical(file_extent(image, file, max(files) + 1, spec.file_sectors))
             rng = random.Random(process_seed(seed, vm.name, spec.name))
-            out.append(_Process(index, spec, Stream(spec, rng), base))
+            out.append(_Process(len(out), index, spec, Stream(spec, rng), base))
     return out
 
 
@@ -132,7 +133,7 @@ class _Run:
 
     def issue(self, process: _Process, now: int) -> None:
         spec = process.spec
-        request = Request(self.next_id, process.vm, id(process), process.base
+        request = Request(self.next_id, process.vm, process.index, process.base
                           + process.stream.next_offset(), spec.request_sectors, spec.writes, now)
         self.next_id += 1
         self.scheduler.add(request, now)
@@ -146,21 +147,11 @@ class _Run:
         vm.latency.add(now - request.arrival)
         vm.blocked_ns += now - request.arrival
         self.scheduler.completed(request, now)
-        process = self._owner(request)
+        process = self.processes[request.process]
         vm.think_ns += min(process.spec.think_ns, self.duration - now)
         self.push(now + process.spec.think_ns, _ARRIVE, process)
         if vm.requests % _MEMORY_EVERY == 0:
             self.sample_memory()
-
-    def _owner(self, request: Request) -> _Process:
-        return self._by_id[request.process]
-
-    @property
-    def _by_id(self) -> dict[int, _Process]:
-        table = getattr(self, "_table", None)
-        if table is None:
-            table = self._table = {id(p): p for p in self.processes}
-        return table
 
     def ask(self, now: int) -> None:
         answer = self.scheduler.dispatch(now, self.head)

@@ -17,6 +17,7 @@ applications* (a sequential reader beside a random writer).
 from __future__ import annotations
 
 import random
+from typing import Callable
 
 import attrs
 
@@ -36,13 +37,13 @@ REQUEST_SECTORS = 32
 FILE_SECTORS = 2 * 2**30 // 512
 
 
-def _pattern(instance: object, attribute: attrs.Attribute, value: str) -> None:  # type: ignore[type-arg]
+def _pattern(instance: object, attribute: "attrs.Attribute[str]", value: str) -> None:
     if value not in PATTERNS:
         raise ModelError("pattern", value, f"one of {', '.join(PATTERNS)}")
 
 
-def _at_least(low: int):  # type: ignore[no-untyped-def]
-    def check(instance: object, attribute: attrs.Attribute, value: int) -> None:  # type: ignore[type-arg]
+def _at_least(low: int) -> Callable[[object, "attrs.Attribute[int]", int], None]:
+    def check(instance: object, attribute: "attrs.Attribute[int]", value: int) -> None:
         if not isinstance(value, int) or isinstance(value, bool) or value < low:
             raise ModelError(attribute.name, value, f"an integer of at least {low}")
     return check

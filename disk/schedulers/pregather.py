@@ -140,7 +140,7 @@ class Pregather(Scheduler):
                 return
 
     def _overdue(self, now: int) -> Request | None:
-        oldest = [q.oldest() for q in self.queues if q]
+        oldest = [r for r in (q.oldest() for q in self.queues) if r is not None]
         first = min(oldest, key=lambda r: (r.arrival, r.id), default=None)
         return first if first is not None and now >= first.arrival + self.expire else None
 
