@@ -38,6 +38,7 @@ most the paper's.  No parameter was tuned toward a claim.
 
 from __future__ import annotations
 
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable
 
@@ -120,26 +121,26 @@ def _plot(runs: dict[str, dict[str, Any]], out: Path) -> list[str]:
     return save(fig, out, "pregather-setups")
 
 
-def _ratio(runs: dict[str, Any]) -> float:
-    return _mbps(runs["pregather"]) / _mbps(runs["cfq"])
+def _ratio(runs: dict[str, Any]) -> Fraction:
+    return Fraction(runs["pregather"]["bytes_per_s"], runs["cfq"]["bytes_per_s"])
 
 
 def _ratio_claim(text: str, paper: float, runs: dict[str, Any], setup: str) -> Claim:
     ratio = _ratio(runs[setup])
-    holds = ratio >= 1 + (paper - 1) / 2
-    ours = (f"{ratio:.1f}x ({_mbps(runs[setup]['pregather']):.1f} vs "
+    holds = ratio >= 1 + (Fraction(str(paper)) - 1) / 2
+    ours = (f"{float(ratio):.1f}x ({_mbps(runs[setup]['pregather']):.1f} vs "
             f"{_mbps(runs[setup]['cfq']):.1f} MB/s, '{setup}')")
-    why = _ratio_why(ratio, paper, runs[setup])
+    why = _ratio_why(ratio, Fraction(str(paper)), runs[setup])
     if why and setup == "sequential":
-        why += f"; with 128 KB requests the ratio is {_ratio(runs['sequential-128k']):.1f}x"
+        why += f"; with 128 KB requests the ratio is {float(_ratio(runs['sequential-128k'])):.1f}x"
     return Claim(text, f"{paper}x", ours, holds, why)
 
 
-def _ratio_why(ratio: float, paper: float, runs: dict[str, Any]) -> str:
+def _ratio_why(ratio: Fraction, paper: Fraction, runs: dict[str, Any]) -> str:
     cfq, pre = runs["cfq"], runs["pregather"]
     seeks = (f"mean seek {cfq['mean_seek_sectors']} sectors under CFQ, "
              f"{pre['mean_seek_sectors']} under Pregather")
-    if ratio > paper * 1.25:
+    if ratio > paper * Fraction(5, 4):
         return (f"larger than the paper's: {seeks}. In dom0 CFQ sees one queue per VM and "
                 "serves a VM's two processes alternately, each 16 KB request paying a seek "
                 "and half a turn; the real guests' read-ahead makes larger requests (see "
@@ -152,14 +153,14 @@ def _ratio_why(ratio: float, paper: float, runs: dict[str, Any]) -> str:
 
 def _success_claim(text: str, paper: float, run: dict[str, Any], vm: str) -> Claim:
     ok, waits = _success(run, vm)
-    holds = bool(waits) and abs(100 * ok / waits - paper) <= 10
+    holds = bool(waits) and abs(Fraction(100 * ok, waits) - Fraction(str(paper))) <= 10
     why = ""
     if waits < 20:
         why = (f"Pregather waited {waits} time(s) for this VM: its random requests rarely "
                "fall in or beside a zone just served within the prediction horizon, so "
                "vNavigator has no access interval to predict from (no fine wait), and with "
                "two processes it almost always has a request pending (no coarse wait)")
-    elif not holds or 100 * ok / waits > paper + 5:
+    elif not holds or Fraction(100 * ok, waits) > Fraction(str(paper)) + 5:
         why = (f"{ok} of {waits} waits succeeded: a guest process here issues its next "
                "request exactly its think time after a completion, so a predicted interval is "
                "rarely wrong; the real guests' think times vary (page cache, the guest kernel, "

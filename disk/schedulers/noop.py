@@ -36,4 +36,5 @@ class Noop(Scheduler):
         return request
 
     def memory_bytes(self) -> int:
-        return REQUEST_BYTES * len(self.queue)
+        # the index keeps each request by sector and by arrival (only the latter is used)
+        return 2 * REQUEST_BYTES * len(self.queue)
