@@ -123,9 +123,9 @@ def _run(document: dict[str, Any]) -> DiskRun:
 
 def _drive(table: object) -> Drive:
     table = _keys(table, tuple(_DRIVE), "drive")
-    fields = {key + ("_ns" if _DRIVE[key] == "ns" else ""): _value(table, key, _DRIVE[key],
-                                                                    "drive", None)
-              for key in table}
+    fields: dict[str, Any] = {
+        key + ("_ns" if _DRIVE[key] == "ns" else ""): _value(table, key, _DRIVE[key], "drive", None)
+        for key in table}
     return attrs.evolve(WD_CAVIAR_BLACK_1TB, **fields)
 
 
@@ -148,11 +148,11 @@ def _process(entry: object, position: int, vm: str) -> ProcessSpec:
     table = _keys(entry, tuple(_PROCESS), "process", vm)
     if "pattern" not in table:
         raise DiskFileError("process.pattern", None, "one of seqrd, seqwr, rndrd, rndwr", vm=vm)
-    fields = {("think_ns" if key == "think" else key): _value(table, key, _PROCESS[key],
-                                                               "process", vm)
-              for key in table}
+    fields: dict[str, Any] = {
+        ("think_ns" if key == "think" else key): _value(table, key, _PROCESS[key], "process", vm)
+        for key in table}
     fields.setdefault("name", f"{vm}-p{position}")
     try:
-        return ProcessSpec(**fields)  # type: ignore[arg-type]
+        return ProcessSpec(**fields)
     except ModelError as error:
         raise DiskFileError(f"process.{error.field}", error.value, error.expected, vm=vm) from None

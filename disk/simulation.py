@@ -60,7 +60,7 @@ class _Process:
 
 
 def _processes(vms: Sequence[VMSpec], images: list[VirtualDisk], seed: int) -> list[_Process]:
-    out = []
+    out: list[_Process] = []
     for index, (vm, image) in enumerate(zip(vms, images)):
         files = vm.files()
         for spec, file in zip(vm.processes, files):

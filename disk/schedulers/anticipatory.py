@@ -6,12 +6,11 @@ that issues synchronous requests leaves the queue empty of its requests
 while it thinks, so a work-conserving scheduler seeks away to another
 process's request just before the first process issues a nearby one
 (*deceptive idleness*).  Linux's ``as`` elevator ("Documentation/block/
-as-iosched.txt", ``block/as-iosched.c``), the one modelled here: for
-``antic_expire`` (6 ms) after a request completes, if its process has
-nothing queued, and its mean think
-time is at most ``antic_expire`` (6 ms), and its mean seek distance is at
-most the distance to the request the elevator would serve instead, the
-disk waits, until ``antic_expire`` after the completion; a request from that process ends the
+as-iosched.txt", ``block/as-iosched.c``), the one modelled here: when a
+request completes and its process has nothing queued, thinks on average
+at most ``antic_expire`` (6 ms) and seeks on average no further than the
+request the elevator would serve instead, the disk waits until
+``antic_expire`` after the completion; a request from that process ends the
 wait.  Requests otherwise go in elevator order (``as_choose_req``: the
 nearest ahead, or one behind within ``MAXBACK`` (1 GiB) counted twice),
 except that the oldest goes first once it has waited ``read_expire``
