@@ -14,13 +14,14 @@ from .fig6 import Fig6
 from .fig7 import Fig7
 from .fig8 import Fig8
 from .flexcore import FlexCore
+from .pregather import Pregather
 from .thread import THREAD_EXPERIMENTS
 
 __all__ = ["EXPERIMENTS", "experiment_named", "reproduce"]
 
 #: name -> experiment.
 EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in (Fig4(), Fig5(), Fig6(), Fig7(), Fig8(), *THREAD_EXPERIMENTS,
-                                                  FlexCore())}
+                                                  FlexCore(), Pregather())}
 
 
 def experiment_named(name: str) -> Experiment:

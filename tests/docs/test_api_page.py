@@ -8,7 +8,8 @@ from repo import DOCS
 
 #: The packages of the ``akita`` namespace (each mapped from its own folder).
 PACKAGES = ("akita", "akita.model", "akita.reference", "akita.proofs", "akita.oracle",
-            "akita.experiments", "akita.sweep", "akita.fleet", "akita.guest")
+            "akita.experiments", "akita.sweep", "akita.fleet", "akita.guest",
+            "akita.disk")
 
 
 def _walk():

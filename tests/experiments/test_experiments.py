@@ -35,6 +35,8 @@ EXPECTED = {
                    "not reproduced", "reproduced"],
     "thread-ex8": ["not reproduced"] * 3,
     "flexcore": ["not reproduced", "not reproduced", "qualitative only", "qualitative only"],
+    "pregather": ["reproduced", "not reproduced", "not reproduced", "reproduced", "reproduced",
+                  "not reproduced", "not reproduced", "reproduced"],
 }
 
 
@@ -259,3 +261,29 @@ def test_flexcore_runs_every_approach_to_completion(results):
             assert all(g["completion_ns"] is not None for g in guests.values()), (policy, approach)
             changed = sum(g["online_changes"] > 0 for g in guests.values())
             assert changed > 0 if approach == "balloon" else changed == 0
+
+
+def test_pregather_measures_the_same_bytes_twice_and_runs_every_scheduler_on_every_setup():
+    import json as _json
+
+    from akita.disk import SCHEDULERS
+    from akita.experiments.pregather import SETUPS, measure
+
+    one, two = measure(S // 10), measure(S // 10)
+    assert _json.dumps(one) == _json.dumps(two)
+    assert set(one) == set(SETUPS) and all(set(r) == set(SCHEDULERS) for r in one.values())
+
+
+def test_pregather_judges_each_claim_by_its_stated_rule():
+    # decision 80: a ratio holds at 1 + half the paper's gain, a percentage within 10 points
+    from akita.experiments.pregather import _ratio_claim, _success_claim
+
+    def run(mbps):
+        return {"bytes_per_s": mbps * 10**6, "mean_seek_sectors": 0}
+
+    assert _ratio_claim("r", 1.6, {"s": {"pregather": run(13), "cfq": run(10)}}, "s").holds
+    assert not _ratio_claim("r", 1.6, {"s": {"pregather": run(12), "cfq": run(10)}}, "s").holds
+    vm = {"vms": {"v": {"waits": 1000, "wait_successes": 803}}}
+    assert _success_claim("s", 90.3, vm, "v").holds
+    vm["vms"]["v"]["wait_successes"] = 802
+    assert not _success_claim("s", 90.3, vm, "v").holds

@@ -30,6 +30,7 @@ COMMANDS: dict[str, str] = {
     "reproduce": "reproduce",
     "sweep": "sweep",
     "fleet": "fleet",
+    "disk": "disk",
 }
 
 
