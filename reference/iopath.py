@@ -18,7 +18,7 @@ waits for the pCPU as the guest does; each hop is measured
 (:class:`HopMetrics`): the time a request spends at the backend inbound
 (waiting and processing), at the guest, and at the backend outbound, and the
 network's two crossings.  The guest's CPU access latency stays its own
-vCPU's (:mod:`.metrics`); its ``rtt_ns`` is the round trip, end to end.  The
+vCPU's (:mod:`akita.reference.metrics`); its ``rtt_ns`` is the round trip, end to end.  The
 backend VM's own ``requests`` and ``rtt_ns`` count nothing: its jobs are
 hops, not requests.
 

@@ -421,7 +421,7 @@ def test_documented_examples_load_and_behave_as_described(tmp_path):
     host = loads_host("[host]\npcpus = 1\n" + "\n".join(blocks), base=str(tmp_path))
     vms = {vm.name: vm for vm in host.vms}
     assert {vm.workload.kind for vm in host.vms} == {
-        "cpu-bound", "periodic", "sporadic", "poisson", "duty", "trace"}
+        "cpu-bound", "periodic", "sporadic", "poisson", "duty", "trace", "closed", "idle"}
     assert arrivals(vms["hog"], 0, seed=0) is None
     assert first(vms["control"], 3) == [(1 * MS, 3 * MS), (11 * MS, 3 * MS), (21 * MS, 3 * MS)]
     sporadic = [a for a, _ in first(vms["alarms"], 20_000)]
@@ -430,6 +430,8 @@ def test_documented_examples_load_and_behave_as_described(tmp_path):
     assert memcached[-1][0] / len(memcached) == pytest.approx(1e9 / 10_000, rel=0.05)
     assert first(vms["lookbusy"], 2) == [(0, 2_500_000), (10 * MS, 2_500_000)]
     assert vms["replay"].workload.path == os.path.join(tmp_path, "traces", "replay.txt")
+    assert vms["stream"].io.via == "dom0" and vms["stream"].workload.connections == 256
+    assert list(arrivals(vms["dom0"], 0, seed=0)) == []
 
 
 def test_documented_trace_is_valid(tmp_path):
