@@ -14,7 +14,8 @@ from akita.proofs import hi_guarantee, manifest, mode_obligations
 
 # Every rule has an obligation in the manifest (the union of Obligation.rules).
 pytestmark = pytest.mark.rule(
-    "R1", "R2", "R3", "R4", "R5", "R6", "R7", "R8", "R9", "R10", "R11", "R12", "R13")
+    "R1", "R2", "R3", "R4", "R5", "R6", "R7", "R8", "R9", "R10", "R11", "R12", "R13",
+    "R14")
 
 OBLIGATIONS = manifest.load()
 SCHEDULE = {o.name for o in hi_guarantee.OBLIGATIONS + mode_obligations.OBLIGATIONS}
