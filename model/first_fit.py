@@ -198,9 +198,8 @@ class FirstFit:
         """Why *vcpu* fits nowhere: the test's words, and an IOQ's (R14) when the CPU share
         fitted somewhere (:meth:`akita.model.ioq.IOQTest.why_not`)."""
         reason = rejection_reason(vcpu, self._test_name, len(self._sums))
-        why_not = getattr(self._test, "why_not", None)
-        if why_not is not None:
-            ioq = why_not([sums.plus(vcpu) for sums in self._sums])
+        if isinstance(self._test, IOQTest):
+            ioq = self._test.why_not([sums.plus(vcpu) for sums in self._sums])
             if ioq is not None:
                 reason += f" with its IO quality: {ioq}"
         return reason

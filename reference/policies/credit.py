@@ -198,6 +198,10 @@ class CreditPolicy(Policy):
         unit.credit -= t - unit.charged_to
         unit.charged_to = t
 
+    def tick_burn(self, state: UnitState, t: int) -> None:
+        """What a tick takes from the vCPU it finds running: its credit by run time."""
+        self.burn(state, t)
+
     def wake_priority(self, state: UnitState) -> None:
         """``csched_unit_wake``: an UNDER vCPU that wakes is boosted."""
         if state.sched.pri == UNDER:
@@ -267,7 +271,7 @@ class CreditPolicy(Policy):
             cur = self.running[cpu]
             if cur is None or not cur.runnable or cur.sched.parked:
                 continue
-            self.burn(cur, t)
+            self.tick_burn(cur, t)
             self.unboost(cur)
             if not cur.sched.active:
                 self.acct_start(cur)

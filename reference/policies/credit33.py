@@ -39,18 +39,12 @@ class Credit33Policy(CreditPolicy):
     RATELIMIT = 0
 
     def burn(self, state: UnitState, t: int) -> None:
-        """Credit is not taken by run time in 3.3 (:meth:`tick_debit` takes it)."""
+        """Credit is not taken by run time in 3.3 (:meth:`tick_burn` takes it)."""
         state.sched.charged_to = t
 
-    def on_timer(self, t: int, payload: None) -> None:
-        for cpu in range(len(self.runq) if t else 0):
-            cur = self.running[cpu]
-            if cur is not None and cur.runnable and not cur.sched.parked:
-                self.tick_debit(cur)
-        super().on_timer(t, payload)
-
-    def tick_debit(self, state: UnitState) -> None:
-        """``csched_vcpu_acct`` in 3.3: the running vCPU pays one whole tick."""
+    def tick_burn(self, state: UnitState, t: int) -> None:
+        """``csched_vcpu_acct`` in 3.3: the vCPU a tick finds running pays one whole tick."""
+        self.burn(state, t)
         state.sched.credit -= self.TICK
 
 
