@@ -38,7 +38,6 @@ from fractions import Fraction
 from typing import Any, Callable
 
 import attrs
-import tomli_w
 
 from .admission_tests import DEFAULT_TEST
 from .criticality import Criticality
@@ -194,6 +193,8 @@ def dumps_host(host: Host) -> str:
         document["vm"] = vms
     if host.trace_map:
         document["trace_map"] = dict(host.trace_map)
+    import tomli_w  # only to write a host file: reading one does not load it
+
     return tomli_w.dumps(document)
 
 

@@ -44,11 +44,14 @@ Counts are kept in a dict keyed by bucket number, holding only the buckets
 that were hit.  Values are at most :data:`MAX_VALUE` (``2**64 - 1`` ns, over
 584 years), so a histogram never holds more than
 ``2**SIG + (64 - SIG) * 2**(SIG-1)`` buckets (3,776 for ``SIG = 7``, below
-``64 * 2**SIG``), whatever the number of values recorded.
+``64 * 2**SIG``), whatever the number of values recorded, and a list of at
+most 1,024 values :meth:`LogHistogram.add` took and has not bucketed yet
+(they are bucketed together, which is cheaper per value than one by one).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from fractions import Fraction
 
@@ -59,6 +62,13 @@ MAX_VALUE = 2**64 - 1
 
 DEFAULT_SIG = 7
 """The default number of significant bits: exact below 128, error < 1/64 above."""
+
+#: How many values :meth:`LogHistogram.add` holds before it buckets them (the memory
+#: this costs is bounded by it, whatever the number of values).
+_PENDING = 1024
+
+#: An empty histogram's bounds: above and below every value it can record.
+_NO_MIN, _NO_MAX = MAX_VALUE + 1, -1
 
 _SUMMARY = (
     ("p50", Fraction(50)),
@@ -95,7 +105,7 @@ class LogHistogram:
     has ``count == total == 0`` and ``min is max is None``.
     """
 
-    __slots__ = ("_sig", "_counts", "_count", "_total", "_min", "_max")
+    __slots__ = ("_sig", "_counts", "_count", "_total", "_min", "_max", "_pending")
 
     def __init__(self, sig: int = DEFAULT_SIG) -> None:
         if not _is_int(sig) or not 1 <= sig <= 32:
@@ -104,8 +114,11 @@ class LogHistogram:
         self._counts: dict[int, int] = {}
         self._count = 0
         self._total = 0
-        self._min: int | None = None
-        self._max: int | None = None
+        # while empty: bounds every value passes, so recording needs no test for "empty"
+        self._min = _NO_MIN
+        self._max = _NO_MAX
+        #: values :meth:`add` took and :meth:`_fold` has not bucketed yet (at most _PENDING)
+        self._pending: list[int] = []
 
     # -- bucket arithmetic -------------------------------------------------
 
@@ -138,24 +151,47 @@ class LogHistogram:
             raise ValueError(f"value must be in [0, 2**64 - 1] ns, got {value}")
         if count < 1:
             raise ValueError(f"count must be >= 1, got {count}")
-        self.add(value, count)
+        self._bucket(value, count)
 
-    def add(self, value: int, count: int = 1) -> None:
-        """:meth:`record` without the checks: the simulator's hot path.
+    def add(self, value: int) -> None:
+        """:meth:`record` of one value without the checks: the simulator's hot path.
 
-        The caller guarantees ints with ``0 <= value <= MAX_VALUE`` and ``count >= 1``.
+        The caller guarantees an int with ``0 <= value <= MAX_VALUE``.  The
+        value waits in a list of at most :data:`_PENDING` with the others
+        taken since the last fold (:meth:`_fold`), which runs when the list
+        is full and before anything is read: what a reader sees is exactly
+        what :meth:`record` would have made.
         """
-        sig = self._sig
-        shift = value.bit_length() - sig
-        index = value if shift <= 0 else (shift << (sig - 1)) + (value >> shift)
-        counts = self._counts
-        counts[index] = counts.get(index, 0) + count
+        pending = self._pending
+        pending.append(value)
+        if len(pending) == _PENDING:
+            self._fold()
+
+    def _fold(self) -> None:
+        """Bucket the pending values: counted, summed and bounded in C (``Counter``, ``sum``,
+        ``min``, ``max``), then each distinct value once -- a latency repeats a lot."""
+        pending = self._pending
+        if not pending:
+            return
+        self._count += len(pending)
+        self._total += sum(pending)
+        self._min = min(self._min, min(pending))
+        self._max = max(self._max, max(pending))
+        sig, counts = self._sig, self._counts
+        for value, n in Counter(pending).items():
+            shift = value.bit_length() - sig
+            index = value if shift <= 0 else (shift << (sig - 1)) + (value >> shift)
+            counts[index] = counts.get(index, 0) + n
+        pending.clear()
+
+    def _bucket(self, value: int, count: int) -> None:
+        """Count *value* *count* times at once."""
+        index = self._index(value)
+        self._counts[index] = self._counts.get(index, 0) + count
         self._count += count
         self._total += value * count
-        if self._min is None or value < self._min:
-            self._min = value
-        if self._max is None or value > self._max:
-            self._max = value
+        self._min = min(self._min, value)
+        self._max = max(self._max, value)
 
     def merge(self, other: LogHistogram) -> None:
         """Add every value recorded in ``other`` to this histogram.
@@ -168,15 +204,16 @@ class LogHistogram:
             raise TypeError(f"can only merge a LogHistogram, got {other!r}")
         if other._sig != self._sig:
             raise ValueError(f"cannot merge sig={other._sig} into sig={self._sig}")
+        self._fold()
+        other._fold()
         if other._count == 0:
             return
         for index, n in other._counts.items():
             self._counts[index] = self._counts.get(index, 0) + n
         self._count += other._count
         self._total += other._total
-        low, high = other._bounds()
-        self._min = low if self._min is None else min(self._min, low)
-        self._max = high if self._max is None else max(self._max, high)
+        self._min = min(self._min, other._min)
+        self._max = max(self._max, other._max)
 
     # -- exact aggregates --------------------------------------------------
 
@@ -188,26 +225,31 @@ class LogHistogram:
     @property
     def count(self) -> int:
         """How many values were recorded."""
+        self._fold()
         return self._count
 
     @property
     def total(self) -> int:
         """The exact sum of the recorded values, in ns."""
+        self._fold()
         return self._total
 
     @property
     def min(self) -> int | None:
         """The exact smallest recorded value; ``None`` when empty."""
-        return self._min
+        self._fold()
+        return self._min if self._count else None
 
     @property
     def max(self) -> int | None:
         """The exact largest recorded value; ``None`` when empty."""
-        return self._max
+        self._fold()
+        return self._max if self._count else None
 
     @property
     def bucket_count(self) -> int:
         """How many buckets hold a count (the memory in use)."""
+        self._fold()
         return len(self._counts)
 
     @property
@@ -224,6 +266,7 @@ class LogHistogram:
             string such as ``"99.9"``.  Floats are refused.
         """
         exact = _as_quantile(q)
+        self._fold()
         return -(-(exact.numerator * self._count) // (exact.denominator * 100))
 
     def percentile(self, q: Fraction | int | str) -> int:
@@ -246,6 +289,7 @@ class LogHistogram:
 
         All five are 0 when the histogram is empty.
         """
+        self._fold()
         if self._count == 0:
             return {name: 0 for name, _ in _SUMMARY} | {"max": 0}
         values = self._at_ranks([self.rank(q) for _, q in _SUMMARY])
@@ -265,13 +309,14 @@ class LogHistogram:
 
     def _bounds(self) -> tuple[int, int]:
         """``(min, max)``; :class:`ValueError` if the histogram is empty."""
-        low, high = self._min, self._max
-        if low is None or high is None:
+        self._fold()
+        if self._count == 0:
             raise ValueError("percentile of an empty histogram")
-        return low, high
+        return self._min, self._max
 
     def _cumulative(self) -> Iterator[tuple[int, int]]:
         """``(bucket, values in this and lower buckets)`` in value order."""
+        self._fold()
         seen = 0
         for index in sorted(self._counts):
             seen += self._counts[index]
@@ -282,12 +327,15 @@ class LogHistogram:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, LogHistogram):
             return NotImplemented
+        self._fold()
+        other._fold()
         return (self._sig, self._counts, self._count, self._total, self._min, self._max) == (
             other._sig, other._counts, other._count, other._total, other._min, other._max
         )
 
     def __repr__(self) -> str:
+        self._fold()
         return (
-            f"LogHistogram(sig={self._sig}, count={self._count}, min={self._min}, "
-            f"max={self._max}, buckets={len(self._counts)})"
+            f"LogHistogram(sig={self._sig}, count={self._count}, min={self.min}, "
+            f"max={self.max}, buckets={len(self._counts)})"
         )

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import tempfile
 from typing import Callable
 
 from akita.model import Host, ModelError
@@ -45,6 +44,8 @@ def simulate(
     guest = _guests(host, seed)
     keep_trace = trace_path is not None
     if timeline_path is not None and trace_path is None:
+        import tempfile  # only for a timeline without a trace: start-up stays light
+
         handle, trace_path = tempfile.mkstemp(suffix=".jsonl")
         os.close(handle)
     try:

@@ -182,7 +182,7 @@ def _periodic(vm: VM, _random: random.Random) -> Iterator[Job]:
     demand = _demand(vm)
     period = _period(vm)
     offset = workload.offset if workload.offset is not None else 0
-    return ((k * period + offset, demand) for k in itertools.count())
+    return zip(itertools.count(offset, period), itertools.repeat(demand))  # in C: no frame a job
 
 
 def _sporadic(vm: VM, rng: random.Random) -> Iterator[Job]:

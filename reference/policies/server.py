@@ -158,21 +158,21 @@ class ServerPolicy(Policy):
     # -- hooks -------------------------------------------------------------------------
 
     def on_timer(self, t: int, state: ServerState) -> None:
-        server = state.sched
-        vm = state.vm
+        server, sim = state.sched, self.sim
+        period = state.vm.period
         server.budget = self.budget_of(state)
-        server.deadline = t + vm.period
+        server.deadline = t + period
         server.key = self.key_of(state, t)
         server.consumed = 0
         server.stamp += 1
         server.inserted = t
-        if self.sim.tracing:
-            self.sim.emit(t, state.cpu, "release", vcpu=state.name, deadline=server.deadline,
-                          key=key_text(server.key), budget=server.budget)
+        if sim.tracing:
+            sim.emit(t, state.cpu, "release", vcpu=state.name, deadline=server.deadline,
+                     key=key_text(server.key), budget=server.budget)
         self.on_release(state, t)
         if state.runnable:
             self.enqueue(state)
-        self.sim.set_timer(t + vm.period, state.cpu, state)
+        sim.set_timer(t + period, state.cpu, state)
         self.resched(state.cpu)
 
     def on_wake(self, state: ServerState, t: int) -> None:

@@ -204,3 +204,43 @@ def test_merge_equals_recording_both(first, second):
     unchanged = filled(first)
     unchanged.merge(LogHistogram())
     assert unchanged == filled(first)
+
+
+# -- the hot path: add() holds values and buckets them together ---------------------
+
+ADDED = st.lists(st.integers(min_value=0, max_value=10**12), max_size=3000)
+
+
+@given(ADDED, st.sets(st.integers(min_value=0, max_value=3000), max_size=4))
+def test_add_equals_record_whenever_it_is_read(values, read_at):
+    """Values taken by add() -- held, then bucketed at 1,024 or on a read -- give at every
+    read the very histogram record() gives (aggregates, percentiles, equality)."""
+    added, recorded = LogHistogram(), LogHistogram()
+    for i, value in enumerate(values):
+        if i in read_at:  # a read in the middle folds what is pending
+            assert (added.count, added.total, added.min, added.max) == (
+                recorded.count, recorded.total, recorded.min, recorded.max)
+        added.add(value)
+        recorded.record(value)
+    assert added == recorded
+    assert added.summary() == recorded.summary()
+    assert added.bucket_count == recorded.bucket_count
+    assert repr(added) == repr(recorded)
+
+
+def test_add_holds_at_most_the_pending_limit():
+    """Memory stays bounded: the held values never reach more than 1,024."""
+    histogram = LogHistogram()
+    for value in range(5000):
+        histogram.add(value)
+        assert len(histogram._pending) < 1024
+    assert histogram.count == 5000 and histogram.total == sum(range(5000))
+
+
+def test_merge_folds_both_sides():
+    first, second = LogHistogram(), LogHistogram()
+    for value in (3, 5, 10**9):
+        first.add(value)
+        second.add(value + 1)
+    first.merge(second)
+    assert first == filled([3, 5, 10**9, 4, 6, 10**9 + 1])

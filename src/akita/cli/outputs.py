@@ -11,13 +11,14 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import tempfile
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from akita.model import ModelError
+
+if TYPE_CHECKING:  # pathlib and tempfile are loaded when a folder is checked, not for a file
+    from pathlib import Path
 
 __all__ = ["writable_file", "writable_folder", "require_matplotlib", "write_results",
            "one_cluster"]
@@ -30,23 +31,28 @@ def writable_file(option: str, path: str | os.PathLike[str] | None) -> None:
     """
     if path is None:
         return
-    target = Path(path)
-    existed = target.exists()
+    existed = os.path.exists(path)
     try:
-        if target.is_dir():
+        if os.path.isdir(path):
             raise IsADirectoryError(21, "Is a directory")
-        with open(target, "a", encoding="utf-8"):
+        with open(path, "a", encoding="utf-8"):
             pass
     except OSError as error:
         raise ModelError(option, str(path), f"a file that can be written ({error.strerror})") \
             from None
     if not existed:
-        target.unlink(missing_ok=True)
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
 
 
 def writable_folder(option: str, path: str | os.PathLike[str]) -> None:
     """Create folder *path* if needed; raise :class:`~akita.model.ModelError` naming *option*
     unless a file can be written in it."""
+    import tempfile
+    from pathlib import Path
+
     try:
         Path(path).mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryFile(dir=path):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-from importlib.resources import as_file, files
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -63,6 +62,8 @@ def simulate(host_file, policy, duration_text, seed, trace_path, timeline_path, 
     if policy not in POLICIES:
         raise ModelError("--policy", policy, f"one of {', '.join(POLICIES)}")
     if host_file is None:
+        from importlib.resources import as_file, files  # only for the shipped example
+
         with as_file(files("akita.examples") / "fig5.toml") as path:
             host = load_host(path)
     else:
