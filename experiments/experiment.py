@@ -149,6 +149,9 @@ def example_host(name: str) -> Host:
 
 def run_policy(host: Host, policy: str, duration: int, *, seed: int = 1,
                trace_path: str | None = None) -> dict[str, Any]:
-    """The metrics JSON of one simulation (:func:`akita.reference.run.simulate`)."""
-    return simulate(host, policy, duration=duration, seed=seed,
+    """The metrics JSON of one simulation (:func:`akita.reference.run.simulate`) of *host*
+    at the cost of a context switch the experiments run at (:mod:`.switch_cost`)."""
+    from .switch_cost import at_switch_cost
+
+    return simulate(at_switch_cost(host), policy, duration=duration, seed=seed,
                     trace_path=trace_path).as_json()

@@ -28,9 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from akita.model import Host
-from akita.reference.run import simulate
 
-from .experiment import Claim, Experiment, Outcome
+from .experiment import Claim, Experiment, Outcome, run_policy
 from .plotting import log_axis, pyplot, save
 from .series import mean_rtt
 
@@ -43,8 +42,7 @@ def measure(host: Host, duration: int, seed: int = 1) -> tuple[dict[str, Any], d
     """The per-VM metrics of one ``akita`` run, and each RPC VM's exact mean RTT (ns)."""
     with tempfile.TemporaryDirectory() as folder:
         trace = str(Path(folder) / "fig4.jsonl")
-        metrics = simulate(host, "akita", duration=duration, seed=seed,
-                           trace_path=trace).as_json()["vms"]
+        metrics = run_policy(host, "akita", duration, seed=seed, trace_path=trace)["vms"]
         means = {vm: mean_rtt(trace, vm) for vm in metrics if vm.startswith("rpc")}
     return metrics, {vm: m for vm, m in means.items() if m is not None}
 

@@ -29,7 +29,7 @@ import attrs
 
 from akita.model import Host, Workload
 
-from .experiment import Claim, Experiment, Outcome
+from .experiment import Claim, Experiment, Outcome, run_policy
 from .plotting import STYLES, figure, save
 from .series import shares_over_time
 
@@ -63,11 +63,9 @@ def fig7_host(base: Host, demand: Path) -> Host:
 
 def measure(host: Host, duration: int, seed: int = 1) -> dict[str, list[Fraction]]:
     """Each VM's share of the pCPU per :data:`WINDOW` under ``akita``, from a trace."""
-    from akita.reference.run import simulate
-
     with tempfile.TemporaryDirectory() as folder:
         trace = str(Path(folder) / "fig7.jsonl")
-        simulate(host, "akita", duration=duration, seed=seed, trace_path=trace)
+        run_policy(host, "akita", duration, seed=seed, trace_path=trace)
         return shares_over_time(trace, WINDOW, duration)
 
 

@@ -8,6 +8,7 @@ from typing import Callable
 from akita.model import ModelError
 
 from .experiment import Experiment, Outcome
+from .fig1 import Fig1
 from .fig4 import Fig4
 from .fig5 import Fig5
 from .fig6 import Fig6
@@ -15,13 +16,14 @@ from .fig7 import Fig7
 from .fig8 import Fig8
 from .flexcore import FlexCore
 from .pregather import Pregather
+from .switch_cost import SWITCH_COST, SwitchCost
 from .thread import THREAD_EXPERIMENTS
 
 __all__ = ["EXPERIMENTS", "experiment_named", "reproduce"]
 
 #: name -> experiment.
-EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in (Fig4(), Fig5(), Fig6(), Fig7(), Fig8(), *THREAD_EXPERIMENTS,
-                                                  FlexCore(), Pregather())}
+EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in (Fig1(), Fig4(), Fig5(), Fig6(), Fig7(), Fig8(), *THREAD_EXPERIMENTS,
+                                                  FlexCore(), Pregather(), SwitchCost())}
 
 
 def experiment_named(name: str) -> Experiment:
@@ -32,20 +34,28 @@ def experiment_named(name: str) -> Experiment:
 
 
 def reproduce(name: str, out: str | Path, *, quick: bool = False,
-              on_start: Callable[[Experiment], None] | None = None) -> list[Outcome]:
+              on_start: Callable[[Experiment], None] | None = None,
+              switch_cost: int | None = None) -> list[Outcome]:
     """Run experiment *name* (or ``"all"``), write each one's files into *out*, return the outcomes.
 
     What ``akita reproduce`` does, for a script: each outcome carries its table,
     its claims beside the source's figures, and its verdicts.  *on_start* is
     called with each experiment before it runs (the command line prints it).
+    *switch_cost*: ns a context switch costs in these runs (by default the
+    measured :data:`~.switch_cost.MEASURED_NS`).
     """
     chosen = list(EXPERIMENTS.values()) if name == "all" else [experiment_named(name)]
     folder = Path(out)
     outcomes = []
-    for experiment in chosen:
-        if on_start is not None:
-            on_start(experiment)
-        outcome = experiment.run(folder, quick=quick)
-        outcome.write(folder)
-        outcomes.append(outcome)
+    token = None if switch_cost is None else SWITCH_COST.set(switch_cost)
+    try:
+        for experiment in chosen:
+            if on_start is not None:
+                on_start(experiment)
+            outcome = experiment.run(folder, quick=quick)
+            outcome.write(folder)
+            outcomes.append(outcome)
+    finally:
+        if token is not None:
+            SWITCH_COST.reset(token)
     return outcomes

@@ -68,8 +68,9 @@ _VM_KEYS = ("name", "type", "vcpus", "criticality", "period", "c_opt", "c_pes", 
 _WORKLOAD_DURATIONS = ("demand", "min_demand", "offset", "period", "service", "window", "think")
 _WORKLOAD_FRACTIONS = ("probability", "rate", "utilization")
 _WORKLOAD_INTEGERS = ("connections",)
+_WORKLOAD_BOOLEANS = ("burn",)
 _WORKLOAD_KEYS = (("kind", "distribution", "path") + _WORKLOAD_DURATIONS + _WORKLOAD_FRACTIONS
-                  + _WORKLOAD_INTEGERS)
+                  + _WORKLOAD_INTEGERS + _WORKLOAD_BOOLEANS)
 _GUEST_DURATIONS = ("work", "period")
 _GUEST_COUNTS = ("threads", "hysteresis")
 #: The keys of ``[vm.guest]``, in the order of the fields of :class:`~.guest.Guest`.
@@ -395,6 +396,10 @@ def _workload(table: object, vm: str, base: str) -> Workload:
         elif key in _WORKLOAD_INTEGERS:
             if not isinstance(value, int) or isinstance(value, bool):
                 raise ModelError(field, value, "an integer", vm=vm)
+            fields[key] = value
+        elif key in _WORKLOAD_BOOLEANS:
+            if not isinstance(value, bool):
+                raise ModelError(field, value, "true or false", vm=vm)
             fields[key] = value
         elif not isinstance(value, str):
             raise ModelError(field, value, "a string", vm=vm)

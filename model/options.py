@@ -19,7 +19,7 @@ import attrs
 from .errors import ModelError
 
 __all__ = ["SchedulerOptions", "HI_MODE_DEADLINES", "PHASES", "QUEUE_ORDERS", "HI_MODE_ORDERS",
-           "X_RULES", "DURATION", "is_duration", "fixed_x", "x_rule_of"]
+           "X_RULES", "TUNABLE_SCALINGS", "DURATION", "is_duration", "fixed_x", "x_rule_of"]
 
 HI_MODE_DEADLINES = ("actual", "virtual")
 #: Where a VM's first period starts when it declares no ``phase`` (R2).
@@ -31,6 +31,9 @@ HI_MODE_ORDERS = ("hi-first", "budget-first")
 #: How ``x`` of a pCPU's virtual deadlines is computed (R2); besides these named
 #: rules, ``x_rule`` may fix ``x`` as a fraction ``"p/q"`` (:func:`fixed_x`).
 X_RULES = ("eq4", "baruah")
+#: How Linux scales CFS's latency and granularities by the CPUs online
+#: (``sysctl_sched_tunable_scaling``: SCHED_TUNABLESCALING_NONE, _LOG, _LINEAR).
+TUNABLE_SCALINGS = ("none", "log", "linear")
 _FIXED_X = re.compile(r"[1-9][0-9]{0,8}/[1-9][0-9]{0,8}")
 
 
@@ -92,6 +95,15 @@ class SchedulerOptions:
         same ``x`` on every pCPU whatever its verdict (the replay of an exact
         counterexample uses it, :mod:`akita.proofs.replay`; the admission
         test's guarantee is then the exact test's for that ``x``, not EDF-VD's).
+    :param cfs_tunable_scaling: how the ``cfs`` baseline scales its latency
+        (6 ms), minimum granularity (0.75 ms) and wakeup granularity (1 ms)
+        by the CPUs online, as Linux does at boot (``kernel/sched/fair.c``,
+        ``get_update_sysctl_factor``): ``"log"``, Linux's default, by
+        ``1 + ilog2(min(cpus, 8))``; ``"linear"``, by ``min(cpus, 8)``;
+        ``"none"``, not at all.
+    :param online_cpus: the CPUs the host kernel has online, which that
+        scaling counts; ``0`` (the default): the host's ``pcpus``.  A host
+        that models a few pCPUs of a larger machine gives the machine's.
     """
 
     initial_temperature: int = 2
@@ -103,6 +115,8 @@ class SchedulerOptions:
     queue_order: str = "fifo"
     hi_mode_order: str = "hi-first"
     x_rule: str = "eq4"
+    cfs_tunable_scaling: str = "log"
+    online_cpus: int = 0
 
     def __attrs_post_init__(self) -> None:
         t = self.initial_temperature
@@ -114,7 +128,8 @@ class SchedulerOptions:
             if not isinstance(getattr(self, name), bool):
                 raise ModelError(f"host.{name}", getattr(self, name), "true or false")
         for name, allowed in (("phases", PHASES), ("queue_order", QUEUE_ORDERS),
-                              ("hi_mode_order", HI_MODE_ORDERS)):
+                              ("hi_mode_order", HI_MODE_ORDERS),
+                              ("cfs_tunable_scaling", TUNABLE_SCALINGS)):
             value = getattr(self, name)
             if not isinstance(value, str) or value not in allowed:
                 raise ModelError(f"host.{name}", value, " or ".join(map(repr, allowed)))
@@ -125,6 +140,10 @@ class SchedulerOptions:
         cost = self.context_switch_cost
         if not isinstance(cost, int) or isinstance(cost, bool) or cost < 0:
             raise ModelError("host.context_switch_cost", cost, "a duration >= 0")
+        cpus = self.online_cpus
+        if not isinstance(cpus, int) or isinstance(cpus, bool) or not 0 <= cpus <= 4096:
+            raise ModelError("host.online_cpus", cpus, "an integer from 0 (the host's pcpus) "
+                                                       "to 4096")
 
 
 def _fixed_ok(rule: str) -> bool:

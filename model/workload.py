@@ -37,6 +37,14 @@ The kinds (host file ``[vm.workload]``, ``kind = ...``):
     No work of its own: the vCPU runs only what an I/O path brings it (a
     driver domain's backends, :mod:`akita.model.io_path`).
 
+``burn = true`` (with ``poisson``, ``trace`` or ``closed``): the guest also
+runs a CPU-bound process at user level -- the Xen thread's "ping+burn"
+guest -- so its vCPU is always runnable, and each request is
+interrupt-level work (the guest kernel's softirq, as ICMP echo is) that
+runs ahead of that process as soon as the vCPU runs: requests in arrival
+order, then the process.  Its requests never wake the vCPU: a scheduler that
+favours waking vCPUs (credit's BOOST) does not favour them.
+
 Times are integer nanoseconds; ``probability``, ``rate`` and
 ``utilization`` are exact fractions.
 """
@@ -82,16 +90,17 @@ class Workload:
     path: str | None = None
     connections: int | None = None
     think: int | None = None
+    burn: bool | None = None
 
     #: The fields each kind accepts.
     FIELDS = {
         "cpu-bound": (),
         "periodic": ("demand", "offset", "period"),
         "sporadic": ("demand", "min_demand", "period", "probability"),
-        "poisson": ("rate", "service", "distribution"),
+        "poisson": ("rate", "service", "distribution", "burn"),
         "duty": ("utilization", "window", "offset"),
-        "trace": ("path",),
-        "closed": ("connections", "service", "think"),
+        "trace": ("path", "burn"),
+        "closed": ("connections", "service", "think", "burn"),
         "idle": (),
     }
 
@@ -136,6 +145,8 @@ class Workload:
                     or not 1 <= self.connections <= 65536):
                 raise ModelError("workload.connections", self.connections,
                                  "an integer from 1 to 65536")
+        if self.burn is not None and not isinstance(self.burn, bool):
+            raise ModelError("workload.burn", self.burn, "true or false")
         if self.think is not None and (not isinstance(self.think, int) or self.think < 0):
             raise ModelError("workload.think", self.think, "a duration >= 0")
         if self.kind == "trace" and self.path is None:

@@ -25,6 +25,13 @@ number of latencies measured, and the CAL bound the admission gave it
 (``cal_bound``, exact ``"p/q"`` ns; under the ``akita`` policy only, the
 one the bound is proved for).  A VM without an IOQ has no ``ioq`` key.
 
+*Switching* (``switching``, seed 004): the context switches of all pCPUs
+(a pCPU starting a vCPU other than the one it ran last), per second of the
+run, and the time they cost at the host's ``context_switch_cost`` --
+``ns``, exact, and ``share`` of the host's CPU time; each pCPU's own is its
+``switch_ns``.  At cost 0 (the default) the time is 0: the count is still
+what a real host would pay for.
+
 *I/O path* (:mod:`.iopath`): for a VM whose requests travel through a
 backend, ``io_path`` gives the backend VM, the network's round trip and
 each hop's time distribution; its ``rtt_ns`` is then the round trip end to
@@ -98,9 +105,11 @@ class CPUMetrics:
 class Metrics:
     """All counters of one simulation run."""
 
-    def __init__(self, vm_names: list[str], pcpus: int) -> None:
+    def __init__(self, vm_names: list[str], pcpus: int, switch_cost: int = 0) -> None:
         self.vms = {name: VMMetrics() for name in vm_names}
         self.cpus = [CPUMetrics() for _ in range(pcpus)]
+        #: the host's ``context_switch_cost``: ns a pCPU spends on each context switch
+        self.switch_cost = switch_cost
 
     def mode(self, cpu: int, t: int, hi: bool) -> None:
         """pCPU *cpu* entered HI (``hi``) or LO mode at *t*."""
@@ -141,8 +150,20 @@ class Metrics:
                 "hi_time_ns": c.hi_time_ns,
                 "idle_ns": c.idle_ns,
                 "context_switches": c.context_switches,
+                "switch_ns": c.context_switches * self.switch_cost,
                 "migrations": c.migrations,
             }
             for i, c in enumerate(self.cpus)
         ]
-        return {"vms": vms, "pcpus": cpus}
+        return {"vms": vms, "pcpus": cpus, "switching": self.switching(duration)}
+
+    def switching(self, duration: int) -> dict[str, Any]:
+        """What scheduling itself cost the run: the context switches of all pCPUs, per
+        second of the run, and the time they took (``cost_ns`` each) as a share of the
+        host's CPU time (``duration`` x pCPUs).  ``ns`` is exact; the rates are rounded."""
+        switches = sum(c.context_switches for c in self.cpus)
+        spent = switches * self.switch_cost
+        capacity = duration * len(self.cpus)
+        return {"cost_ns": self.switch_cost, "switches": switches,
+                "per_s": round(switches * 1_000_000_000 / duration, 3) if duration else 0.0,
+                "ns": spent, "share": round(spent / capacity, 6) if capacity else 0.0}

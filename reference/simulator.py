@@ -35,6 +35,7 @@ events in the same order, and so the same trace, byte for byte.
 from __future__ import annotations
 
 import heapq
+import itertools
 from typing import Any, Callable, Iterator, TextIO
 
 from akita.model import Host, Placement
@@ -85,12 +86,14 @@ class Result:
         return doc
 
 
-def _created_at(state: VCPUState[Any], phase: int) -> Iterator[tuple[int, int]]:
-    """A cpu-bound vCPU whose VM is created at *phase*: idle until then, then endless work."""
+def _created_at(state: VCPUState[Any], phase: int,
+                then: Iterator[tuple[int, int]] | None = None) -> Iterator[tuple[int, int]]:
+    """A cpu-bound vCPU whose VM is created at *phase*: idle until then, then endless work
+    (and, for a ``burn`` guest, the requests of *then*, which come from *phase* on)."""
     state.jobs.clear()
     state.runnable = False
     state.waiting_since = None
-    return iter(((phase, ENDLESS),))
+    return itertools.chain(((phase, ENDLESS),), then or ())
 
 
 class Simulator:
@@ -133,7 +136,8 @@ class Simulator:
         self._progress = progress
         self.guest = guest
         self.rejected = [vm.vm.name for vm in placement.vms if not vm.admitted]
-        self.metrics = Metrics([vm.name for vm in host.vms if vm.name not in self.rejected], host.pcpus)
+        self.metrics = Metrics([vm.name for vm in host.vms if vm.name not in self.rejected],
+                               host.pcpus, self.switch_cost)
         note_ioq(self.metrics, host, placement, policy.name)
         self.vcpus: list[VCPUState] = []
         self.on_cpu: list[list[VCPUState]] = [[] for _ in range(host.pcpus)]
@@ -148,16 +152,18 @@ class Simulator:
                 # no horizon: the run stops at its duration, so the one arrival armed past
                 # it is never applied (and no per-job horizon test is paid)
                 source = None if driven else workload_arrivals(vm, vcpu.index, seed)
+                burns = bool(vm.workload.burn)  # requests ahead of a CPU-bound process
                 state: VCPUState[Any] = VCPUState(vcpu, vm_index, order, cpu,
-                                                  endless=source is None and not driven,
+                                                  endless=(source is None or burns)
+                                                  and not driven,
                                                   stats=self.metrics.vms[answer.vm.name])
                 if driven:
                     state.guest = guest
                 order += 1
                 self.vcpus.append(state)
                 self.on_cpu[cpu].append(state)
-                if source is None and vm.phase and not driven:
-                    source = _created_at(state, vm.phase)
+                if (source is None or burns) and vm.phase and not driven:
+                    source = _created_at(state, vm.phase, source)
                 if source is not None:
                     self._sources[state] = source
         #: the I/O paths of the host's requests, if any VM has one (:mod:`.iopath`)
@@ -332,9 +338,7 @@ class Simulator:
             job: list[Any] = demand
         else:
             job = [t, demand]
-        state.jobs.append(job)
-        if job[1] != ENDLESS:
-            state.backlog += job[1]
+        self._take(state, job, t)
         self._next_arrival(state, self._sources[state])
         self._wake(state, t)
 
@@ -342,9 +346,22 @@ class Simulator:
         """A request reaches its next vCPU (:meth:`forward`)."""
         if t > self._synced[state.cpu]:
             self._sync(state.cpu, t)
-        state.jobs.append(job)
-        state.backlog += job[1]
+        self._take(state, job, t)
         self._wake(state, t)
+
+    def _take(self, state: VCPUState, job: list[Any], t: int) -> None:
+        """*state* holds *job* from *t* on: behind its other jobs, but ahead of an endless one
+        -- a ``burn`` guest's request is interrupt-level work that runs before its CPU-bound
+        process (:mod:`akita.model.workload`), so a running vCPU's next event moves."""
+        jobs = state.jobs
+        if jobs and jobs[-1][1] == ENDLESS and job[1] != ENDLESS:
+            jobs.insert(len(jobs) - 1, job)
+            if jobs[0] is job and self.running[state.cpu] is state:
+                self._arm(state.cpu, state, t)
+        else:
+            jobs.append(job)
+        if job[1] != ENDLESS:
+            state.backlog += job[1]
 
     def _wake(self, state: VCPUState, t: int) -> None:
         """Work arrived at *state*: a blocked vCPU becomes runnable and the policy is told."""

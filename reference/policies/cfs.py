@@ -17,8 +17,12 @@ host order), for a slice (``sched_slice``, ``__sched_period``)::
            = nr_running * min_granularity    otherwise
     slice  = max(period * weight / rq_load, min_granularity)
 
-with ``sched_latency`` 6 ms and ``min_granularity`` 0.75 ms (unscaled by the
-number of CPUs), ``rq_load`` the sum of the weights of the runnable tasks of
+with ``sched_latency`` 6 ms and ``min_granularity`` 0.75 ms, each scaled
+by the CPUs online as Linux scales them at boot (``sched_init_granularity``,
+``get_update_sysctl_factor``; host options ``cfs_tunable_scaling``, by
+default ``"log"``: x ``1 + ilog2(min(cpus, 8))``, so x1 on 1 CPU, x2 on 2
+or 3, x3 on 4 to 7 and x4 on 8 or more, and ``online_cpus``, by default the
+host's pCPUs), ``rq_load`` the sum of the weights of the runnable tasks of
 the queue and the division an integer floor.  At the slice's end the pCPU
 picks again (the ``HRTICK`` form of ``check_preempt_tick``).  The queue's
 ``min_vruntime`` (``update_min_vruntime``) never decreases and follows the
@@ -28,7 +32,7 @@ smallest vruntime of its running and queued tasks.
 ``max(own vruntime, min_vruntime - sched_latency / 2)`` (``GENTLE_FAIR_SLEEPERS``):
 a sleeper is credited at most 3 ms, so it cannot monopolise the pCPU.  It
 preempts the running task when the running task's vruntime exceeds its own
-by more than the wakeup granularity, 1 ms, weighted by the woken task's
+by more than the wakeup granularity, 1 ms scaled alike, weighted by the woken task's
 weight (``check_preempt_wakeup``, ``wakeup_preempt_entity``, ``wakeup_gran``);
 the host option ``wake_preempts`` is the kernel's ``WAKEUP_PREEMPTION``
 feature.  It wakes on its previous pCPU, or, when that one is busy, on the
@@ -54,7 +58,7 @@ from .server import exact
 if TYPE_CHECKING:  # pragma: no cover
     from ..simulator import Simulator
 
-__all__ = ["CFSPolicy", "SCHED_PRIO_TO_WEIGHT", "NICE_0_LOAD"]
+__all__ = ["CFSPolicy", "SCHED_PRIO_TO_WEIGHT", "NICE_0_LOAD", "tunable_factor"]
 
 NICE_0_LOAD = 1024
 #: ``sched_prio_to_weight`` (kernel/sched/core.c), nice -20 to 19.
@@ -68,10 +72,22 @@ SCHED_PRIO_TO_WEIGHT = (
     110, 87, 70, 56, 45,
     36, 29, 23, 18, 15,
 )
+#: The tunables before scaling (``normalized_sysctl_sched_*``), ns.
 SCHED_LATENCY = 6_000_000
 MIN_GRANULARITY = 750_000
 WAKEUP_GRANULARITY = 1_000_000
-NR_LATENCY = SCHED_LATENCY // MIN_GRANULARITY  # sched_nr_latency, 8
+NR_LATENCY = SCHED_LATENCY // MIN_GRANULARITY  # sched_nr_latency, 8: scaling keeps the ratio
+
+
+def tunable_factor(scaling: str, cpus: int) -> int:
+    """What Linux multiplies CFS's tunables by on *cpus* CPUs online
+    (``get_update_sysctl_factor``: the CPUs counted are at most 8)."""
+    counted = min(max(cpus, 1), 8)
+    if scaling == "none":
+        return 1
+    if scaling == "linear":
+        return counted
+    return 1 + counted.bit_length() - 1  # "log": 1 + ilog2(counted)
 
 
 class _Task:
@@ -113,7 +129,14 @@ class CFSPolicy(Policy):
 
     def setup(self, sim: Simulator) -> None:
         super().setup(sim)
-        self.wake_preempts = sim.host.options.wake_preempts
+        options = sim.host.options
+        self.wake_preempts = options.wake_preempts
+        #: the scaling factor of the tunables on this host, and the tunables it gives (ns)
+        self.factor = tunable_factor(options.cfs_tunable_scaling,
+                                     options.online_cpus or sim.host.pcpus)
+        self.latency = self.factor * SCHED_LATENCY
+        self.min_granularity = self.factor * MIN_GRANULARITY
+        self.wakeup_granularity = self.factor * WAKEUP_GRANULARITY
         self.rqs = [_RunQueue() for _ in range(sim.host.pcpus)]
         for state in sim.vcpus:
             pin = state.vm.share.pin
@@ -150,8 +173,8 @@ class CFSPolicy(Policy):
     def _slice(self, rq: _RunQueue, state: _TaskState) -> int:
         """``sched_slice``: the task's share of the period, at least ``min_granularity``."""
         nr = len(rq.queued) + (rq.curr is not None)
-        period = SCHED_LATENCY if nr <= NR_LATENCY else nr * MIN_GRANULARITY
-        return max(period * state.sched.weight // rq.load, MIN_GRANULARITY)
+        period = self.latency if nr <= NR_LATENCY else nr * self.min_granularity
+        return max(period * state.sched.weight // rq.load, self.min_granularity)
 
     def _idle_balance(self, cpu: int) -> None:
         """Pull the smallest-vruntime allowed queued task from the busiest other queue."""
@@ -187,7 +210,7 @@ class CFSPolicy(Policy):
         if cpu != task.rq:
             self._move(state, task.rq, cpu)
         rq = self.rqs[cpu]
-        floor = rq.min_vruntime - SCHED_LATENCY // 2  # place_entity, GENTLE_FAIR_SLEEPERS
+        floor = rq.min_vruntime - self.latency // 2  # place_entity, GENTLE_FAIR_SLEEPERS
         if floor > task.vruntime:
             task.vruntime = floor
         self._enqueue(rq, state)
@@ -195,7 +218,8 @@ class CFSPolicy(Policy):
         if curr is None:
             self.sim.resched(cpu)
         elif self.wake_preempts and (curr.sched.vruntime - task.vruntime
-                                     > Fraction(WAKEUP_GRANULARITY * NICE_0_LOAD, task.weight)):
+                                     > Fraction(self.wakeup_granularity * NICE_0_LOAD,
+                                                task.weight)):
             rq.preempt = True
             self.sim.resched(cpu)
 

@@ -97,6 +97,35 @@ def test_cfs_equal_weights_keep_vruntimes_within_one_slice():
     assert all(s.sched.slice == slice_ for s in policy.sim.vcpus)
 
 
+@pytest.mark.parametrize("scaling, factors", [
+    ("log", {1: 1, 2: 2, 3: 2, 4: 3, 7: 3, 8: 4, 64: 4}),  # 1 + ilog2(min(cpus, 8))
+    ("linear", {1: 1, 2: 2, 3: 3, 8: 8, 64: 8}),
+    ("none", {1: 1, 8: 1, 64: 1}),
+])
+def test_cfs_tunables_scale_by_the_cpus_online_as_linux_scales_them(scaling, factors):
+    """get_update_sysctl_factor: the CPUs counted are at most 8."""
+    from akita.reference.policies.cfs import tunable_factor
+
+    assert {cpus: tunable_factor(scaling, cpus) for cpus in factors} == factors
+
+
+@pytest.mark.parametrize("options, slice_", [
+    ({}, SCHED_LATENCY // 2),                                  # 1 CPU online: x1
+    ({"online_cpus": 8}, 4 * SCHED_LATENCY // 2),              # the machine's 8: x4
+    ({"online_cpus": 8, "cfs_tunable_scaling": "none"}, SCHED_LATENCY // 2),
+    ({"online_cpus": 3, "cfs_tunable_scaling": "linear"}, 3 * SCHED_LATENCY // 2),
+])
+def test_cfs_slices_follow_the_scaled_latency(options, slice_):
+    """Two hogs on one pCPU share the (scaled) latency: each slice is half of it, and the
+    pCPU switches every slice -- so the scaling is what the run does, not a constant."""
+    host = Host(pcpus=1, vms=[vm("a"), vm("b")], options=SchedulerOptions(**options))
+    policy = CFSPolicy()
+    result, events = traced(host, policy, 20 * SCHED_LATENCY)
+    assert {s.sched.slice for s in policy.sim.vcpus} == {slice_}
+    dispatches = [e["t"] for e in events if e["event"] == "dispatch"]
+    assert {b - a for a, b in zip(dispatches, dispatches[1:])} == {slice_}
+
+
 def test_cfs_sleeper_is_credited_at_most_half_a_latency():
     sleeper = Workload("periodic", demand=100 * MS, offset=500 * MS)
     host = Host(pcpus=1, vms=[vm("hog"), vm("sleeper", period=1000 * MS, c_opt=100 * MS,

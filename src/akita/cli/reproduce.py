@@ -14,6 +14,8 @@ from rich.table import Table
 from akita.experiments import EXPERIMENTS
 from akita.experiments import reproduce as run_experiments
 from akita.experiments.registry import experiment_named
+from akita.experiments.switch_cost import MEASURED_NS
+from akita.model import ModelError, parse_duration
 
 from .outputs import require_matplotlib, writable_folder
 
@@ -31,8 +33,12 @@ _LIST = "\n".join(f"  {name:<11} {e.title}" for name, e in EXPERIMENTS.items())
               type=click.Path(file_okay=False), help="Folder for the tables, plots and JSON.")
 @click.option("--quick", is_flag=True,
               help="Shorter runs (as the tests use them); the figures move, the claims should not.")
+@click.option("--switch-cost", "switch_cost_text", default=None,
+              help="What a context switch costs in these runs, with a unit (default: the "
+                   "measured 2460ns, bench/README.md; 0ns: none).")
 @click.option("--json", "as_json", is_flag=True, help="Print every outcome as JSON on stdout.")
-def reproduce(name: str, out_dir: str, quick: bool, as_json: bool) -> int:
+def reproduce(name: str, out_dir: str, quick: bool, switch_cost_text: str | None,
+              as_json: bool) -> int:
     """Run experiment NAME (or all of them) and write its table, plots and JSON to --out.
 
     Each claim of the source is printed with the source's figure beside
@@ -42,15 +48,20 @@ def reproduce(name: str, out_dir: str, quick: bool, as_json: bool) -> int:
     """
     if name != "all":
         experiment_named(name)  # an unknown name is bad input before anything is written
+    cost = None if switch_cost_text is None else parse_duration(switch_cost_text,
+                                                                field="--switch-cost")
+    if cost is not None and cost < 0:
+        raise ModelError("--switch-cost", switch_cost_text, "a duration >= 0")
     require_matplotlib("akita reproduce draws its plots")
     writable_folder("--out", out_dir)
     out = Path(out_dir)
     console = Console(stderr=True) if sys.stderr.isatty() else None
     announce = None if console is None else (
         lambda e: console.print(f"running {e.name}: {e.title}"))
-    outcomes = run_experiments(name, out, quick=quick, on_start=announce)
+    outcomes = run_experiments(name, out, quick=quick, on_start=announce, switch_cost=cost)
     if as_json:
         click.echo(json.dumps({"out": str(out), "quick": quick,
+                               "switch_cost_ns": MEASURED_NS if cost is None else cost,
                                "experiments": [o.as_json() for o in outcomes]}))
     else:
         for outcome in outcomes:

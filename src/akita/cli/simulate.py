@@ -135,6 +135,10 @@ def print_metrics(doc: dict, console: Console | None = None) -> None:
                      f"{c['hi_time_ns'] / doc['duration_ns']:.1%}",
                      f"{c['idle_ns'] / doc['duration_ns']:.1%}", str(c["context_switches"]))
     console.print(cpus)
+    switching = doc["switching"]
+    console.print(f"Context switches: {switching['switches']} ({switching['per_s']:,.1f}/s), "
+                  f"{switching['share']:.2%} of the CPU at "
+                  f"{format_duration(switching['cost_ns'])} each (host context_switch_cost).")
     for line in LEGEND:
         console.print(line, style="dim")
     if doc["rejected"]:
