@@ -15,6 +15,8 @@ fit (R12).  The proportional-share baselines do (:doc:`/policies`):
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import attrs
 
 from .errors import ModelError
@@ -29,6 +31,11 @@ def _int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def _pins(value: Iterable[int]) -> tuple[int, ...]:
+    """The pCPUs of ``pin`` as a tuple (a typed converter: ``tuple`` itself types badly)."""
+    return tuple(value)
+
+
 @attrs.frozen
 class Share:
     """A VM's parameters for the proportional-share baselines (see the module docstring)."""
@@ -36,7 +43,7 @@ class Share:
     weight: int = DEFAULT_WEIGHT
     cap: int = 0
     nice: int = 0
-    pin: tuple[int, ...] = attrs.field(default=(), converter=tuple)
+    pin: tuple[int, ...] = attrs.field(default=(), converter=_pins)
 
     def __attrs_post_init__(self) -> None:
         if not _int(self.weight) or not 1 <= self.weight <= 65535:

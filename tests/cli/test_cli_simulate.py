@@ -21,7 +21,8 @@ def test_default_host_is_fig5_and_json_has_the_documented_shape(capsys):
     status, out, err = simulate(capsys, "--duration", "300ms", "--json")
     assert status == 0 and err == ""
     doc = json.loads(out)
-    assert set(doc) == {"policy", "duration_ns", "seed", "rejected", "phases_ns", "vms", "pcpus"}
+    assert set(doc) == {"policy", "duration_ns", "seed", "rejected", "phases_ns", "vms", "pcpus",
+                        "switching"}
     assert set(doc["phases_ns"]) == set(doc["vms"])  # fig5 draws them from the seed
     assert all(0 <= phase < 100_000_000 for phase in doc["phases_ns"].values())
     assert (doc["policy"], doc["duration_ns"], doc["seed"], doc["rejected"]) == (
@@ -33,7 +34,27 @@ def test_default_host_is_fig5_and_json_has_the_documented_shape(capsys):
     assert memcached["requests"] > 0 and memcached["hi_misses"] == 0
     assert all(isinstance(v, int) for v in memcached["rtt_ns"].values())
     assert set(doc["pcpus"][0]) == {"index", "mode_switches", "hi_time_ns", "idle_ns",
-                                    "context_switches", "migrations"}
+                                    "context_switches", "switch_ns", "migrations"}
+
+
+def test_switching_is_the_switches_and_their_time_at_the_hosts_cost(capsys, tmp_path):
+    """``switching`` counts what the core charges: at a cost c, ns = switches x c exactly,
+    and each pCPU's switch_ns is its own count x c; at cost 0 the count stays, the time is 0."""
+    host = tmp_path / "fig5-cost.toml"
+    text = (EXAMPLES / "fig5.toml").read_text()
+    host.write_text(text.replace('phases = "seeded"', 'phases = "seeded"\ncontext_switch_cost = "3us"'))
+    docs = []
+    for path in (EXAMPLES / "fig5.toml", host):
+        status, out, _ = simulate(capsys, path, "--duration", "500ms", "--json")
+        assert status == 0
+        docs.append(json.loads(out))
+    free, paid = (d["switching"] for d in docs)
+    assert free["cost_ns"] == 0 and free["ns"] == 0 and free["share"] == 0 and free["switches"] > 0
+    cpu = docs[1]["pcpus"][0]
+    assert paid["cost_ns"] == 3_000 and paid["ns"] == paid["switches"] * 3_000
+    assert cpu["switch_ns"] == cpu["context_switches"] * 3_000 == paid["ns"]
+    assert paid["per_s"] == round(paid["switches"] / 0.5, 3)
+    assert paid["share"] == round(paid["ns"] / 500_000_000, 6) > 0
 
 
 def test_same_file_and_seed_same_bytes(capsys, tmp_path):

@@ -288,3 +288,23 @@ def test_pregather_judges_each_claim_by_its_stated_rule():
     assert _success_claim("s", 90.3, vm, "v").holds
     vm["vms"]["v"]["wait_successes"] = 802
     assert not _success_claim("s", 90.3, vm, "v").holds
+
+
+def test_fig5_via_backend_adds_the_path_alone_and_keeps_the_host_otherwise():
+    """The request path of Fig. 5's size notes: memcached's requests cross a backend pinned
+    to a second pCPU (two packets each way's network latency apart), everything else stays
+    on the first; alone, every round trip is at least the network's two ways plus two
+    packets at the backend plus the request's service."""
+    from akita.experiments.experiment import run_policy
+    from akita.experiments.fig5 import BACKEND_COST, NETWORK_NS, _only, via_backend
+
+    host = via_backend(example_host("fig5.toml"))
+    assert host.pcpus == 2 and host.vms[0].name == "backend"
+    assert host.vms[0].share.pin == (1,) and all(vm.share.pin == (0,) for vm in host.vms[1:])
+    assert host.vm("memcached").io.via == "backend"
+    alone = _only(host)
+    assert [vm.name for vm in alone.vms] == ["backend", "memcached"]
+    doc = run_policy(alone, "credit", 500_000_000)
+    rtt = doc["vms"]["memcached"]["rtt_ns"]
+    assert rtt["p50"] >= 2 * NETWORK_NS + 2 * BACKEND_COST
+    assert doc["vms"]["backend"]["cpu_share"] > 0.2  # 70,000 packets/s at 5 us each

@@ -14,6 +14,7 @@ def vm(name: str, vcpus: int, *, program: str | None = None, work: str = "100ms"
     return text
 
 
-def host(pcpus: int, *vms: str) -> Host:
-    """A host of *pcpus* pCPUs and the ``[[vm]]`` tables *vms*."""
-    return loads_host(f"[host]\npcpus = {pcpus}\n" + "".join(vms))
+def host(pcpus: int, *vms: str, options: str = "") -> Host:
+    """A host of *pcpus* pCPUs and the ``[[vm]]`` tables *vms*; *options*: more ``[host]``
+    lines."""
+    return loads_host(f"[host]\npcpus = {pcpus}\n{options}" + "".join(vms))
