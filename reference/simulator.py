@@ -281,6 +281,7 @@ class Simulator:
         # the loop's callees, looked up once (the hot path)
         pop, on_timer, sync = heapq.heappop, self.policy.on_timer, self._sync
         on_cpu_event, on_arrival, decide_all = self._on_cpu_event, self._on_arrival, self._decide_all
+        dirty = self._dirty
         progress, next_report = self._progress, duration // 100
         if not events or events[0][0] > 0:  # nothing happens at 0: start the pCPUs anyway
             decide_all(0)
@@ -302,12 +303,15 @@ class Simulator:
                     self._on_hop(a, b, t)
                 else:
                     self._on_guest_timer(t, b)
-            decide_all(t)
+            if dirty:
+                decide_all(t)
             if progress is not None and t >= next_report:
                 progress(t)
                 next_report = t + duration // 100
         for cpu in range(self.host.pcpus):
             self._sync(cpu, duration)
+        for state in self.vcpus:
+            state.stats.ran_ns += state.ran_ns
         self.metrics.close(duration)
         return Result(self)
 
@@ -423,8 +427,7 @@ class Simulator:
         ran = t - since
         start = self._work_from[cpu]
         work = t - (start if start > since else since)
-        state.ran_ns += ran
-        state.stats.ran_ns += ran
+        state.ran_ns += ran  # its VM's total is summed at the end of the run
         jobs = state.jobs
         clock = t - work if work > 0 else t
         while work > 0 and jobs:
