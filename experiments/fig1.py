@@ -27,8 +27,7 @@ import attrs
 from akita.model import Host, Workload
 
 from .experiment import Claim, Experiment, Outcome
-from .fig5 import PERCENTILES, growth, intact, measure, tail_table
-from .plotting import figure, log_axis, save
+from .fig5 import growth, intact, measure, tail_bars, tail_table
 
 __all__ = ["Fig1", "cpu_bound_neighbours"]
 
@@ -41,25 +40,6 @@ def cpu_bound_neighbours(host: Host) -> Host:
     """*host* with every LO VM's workload CPU-bound (memcached, the HI VM, unchanged)."""
     vms = [vm if vm.is_hi else attrs.evolve(vm, workload=Workload()) for vm in host.vms]
     return attrs.evolve(host, vms=vms)
-
-
-def _plot(rtt: dict[str, dict[str, dict[str, int]]], out: Path) -> list[str]:
-    fig, ax = figure(6, 3.2)
-    width = 0.2
-    for i, policy in enumerate(POLICIES):
-        for j, setting in enumerate(("alone", "crowded")):
-            xs = [k + (2 * i + j - 1.5) * width for k in range(len(PERCENTILES))]
-            ax.bar(xs, [rtt[policy][setting][p] / 1e6 for p in PERCENTILES], width,
-                   label=f"{_SYSTEM[policy]}, {'alone' if j == 0 else 'with 3 CPU-bound'}",
-                   hatch="" if j == 0 else "//", color=f"C{i + 1}",
-                   alpha=0.55 if j == 0 else 0.95)
-    ax.set_xticks(range(len(PERCENTILES)), ["p50", "p90", "p99", "p99.9"])
-    log_axis(ax)
-    ax.set_ylabel("memcached RTT (ms)")
-    ax.set_title("Fig. 1: memcached alone and beside 3 CPU-bound VMs, one pCPU", fontsize=8)
-    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", fontsize=7,
-               ncols=2)
-    return save(fig, out, "fig1-rtt")
 
 
 class Fig1(Experiment):
@@ -79,7 +59,9 @@ class Fig1(Experiment):
         return Outcome(self.name, self.title, self.source,
                        ["system", "memcached", "p50", "p90", "p99", "p99.9"], rows,
                        [self._claim(policy, rtt[policy]) for policy in POLICIES], data,
-                       _plot(rtt, out))
+                       tail_bars(rtt, out, name="fig1-rtt", labels=_SYSTEM,
+                                 title="Fig. 1: memcached alone and beside 3 CPU-bound VMs, "
+                                       "one pCPU", beside="with 3 CPU-bound"))
 
     def _claim(self, policy: str, rtt: dict[str, dict[str, int]]) -> Claim:
         alone, crowded = rtt["alone"]["p999"], rtt["crowded"]["p999"]

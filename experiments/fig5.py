@@ -35,7 +35,7 @@ from .experiment import Claim, Experiment, Outcome, run_policy
 from .plotting import figure, log_axis, save
 
 __all__ = ["Fig5", "PERCENTILES", "tail_table", "offered", "measure", "claims",
-           "intact", "via_backend"]
+           "intact", "via_backend", "tail_bars"]
 
 POLICIES = ("akita", "credit", "cfs")
 PERCENTILES = ("p50", "p90", "p99", "p999")
@@ -137,23 +137,28 @@ def via_backend(host: Host) -> Host:
     return attrs.evolve(host, pcpus=2, vms=[backend, *vms])
 
 
-def _plot(rtt: dict[str, dict[str, dict[str, int]]], out: Path) -> list[str]:
+def tail_bars(rtt: dict[str, dict[str, dict[str, int]]], out: Path, *, name: str, title: str,
+              labels: dict[str, str], beside: str) -> list[str]:
+    """:func:`measure`'s tails as bars, alone and crowded (*beside* names the neighbours),
+    per policy of *labels* (policy -> its label), on a log axis; each policy has the colour
+    it has in Fig. 5, so that a figure and another compare at a glance."""
     fig, ax = figure(7, 3.4)
     width = 0.12
-    for i, policy in enumerate(POLICIES):
+    middle = (2 * len(labels) - 1) / 2
+    for i, policy in enumerate(labels):
         for j, setting in enumerate(("alone", "crowded")):
-            xs = [k + (2 * i + j - 2.5) * width for k in range(len(PERCENTILES))]
+            xs = [k + (2 * i + j - middle) * width for k in range(len(PERCENTILES))]
             ax.bar(xs, [rtt[policy][setting][p] / 1e6 for p in PERCENTILES], width,
-                   label=f"{policy}, {'alone' if j == 0 else 'with 3 lookbusy'}",
-                   hatch="" if j == 0 else "//", color=f"C{i}",
+                   label=f"{labels[policy]}, {'alone' if j == 0 else beside}",
+                   hatch="" if j == 0 else "//", color=f"C{POLICIES.index(policy)}",
                    alpha=0.55 if j == 0 else 0.95)
     ax.set_xticks(range(len(PERCENTILES)), ["p50", "p90", "p99", "p99.9"])
     log_axis(ax)
     ax.set_ylabel("memcached RTT (ms)")
-    ax.set_title("memcached (HI) alone and beside 3 lookbusy VMs, one pCPU")
+    ax.set_title(title)
     fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", fontsize=7,
-               ncols=3)  # below the axes: it covers no bar
-    return save(fig, out, "fig5-rtt")
+               ncols=len(labels))  # below the axes: it covers no bar
+    return save(fig, out, name)
 
 
 class Fig5(Experiment):
@@ -170,7 +175,9 @@ class Fig5(Experiment):
         # with the request path through a backend: full runs only, it triples the events and
         # only the size notes cite it (decision 107)
         through = None if quick else measure(via_backend(crowded), duration, ("credit", "cfs"))
-        plots = _plot(rtt, out)
+        plots = tail_bars(rtt, out, name="fig5-rtt", labels={p: p for p in POLICIES},
+                          title="memcached (HI) alone and beside 3 lookbusy VMs, one pCPU",
+                          beside="with 3 lookbusy")
         rows = [[policy, setting, *tail_table(rtt[policy][setting])]
                 for policy in POLICIES for setting in ("alone", "crowded")]
         if through is not None:
