@@ -29,6 +29,7 @@ import attrs
 from akita.model import Host, format_duration
 
 from .experiment import Claim, Experiment, Outcome, example_host
+from .fig5 import _only
 from .plotting import figure, log_axis, save
 
 __all__ = ["MEASURED_NS", "RAW_NS", "SWITCH_COST", "SOURCE", "at_switch_cost", "switch_cost", "SwitchCost"]
@@ -73,9 +74,7 @@ _SEED_PINNED_NS = 3_105
 
 def _host(label: str, file: str) -> Host:
     host = example_host(file)
-    if label.endswith("alone"):
-        host = attrs.evolve(host, vms=[vm for vm in host.vms if vm.is_hi])
-    return host
+    return _only(host) if label.endswith("alone") else host  # as Fig. 5's "alone"
 
 
 def _ms(ns: int | None) -> str:
