@@ -13,6 +13,12 @@ Each request its workload generates at ``a`` (the client sends it):
 4. when that completes, the reply crosses the network: the request's
    round-trip time is ``that instant + io_latency - a``.
 
+A backend may have work of its own (its workload: dom0's daemons, say),
+served with its packets in arrival order (a cpu-bound backend's packets run
+ahead of its endless job, as a ``burn`` guest's requests do); the packets
+it has passed on are delivered once no packet is left in its queue, however
+much of its own work is.
+
 Every job is scheduled by the host's policy like any other, so the backend
 waits for the pCPU as the guest does; each hop is measured
 (:class:`HopMetrics`): the time a request spends at the backend inbound
@@ -35,7 +41,7 @@ are untouched, so a host without I/O paths runs exactly as before.
 from __future__ import annotations
 
 import heapq
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from .histogram import LogHistogram
 from .metrics import summary
@@ -97,6 +103,12 @@ def _inbound(sent: Iterator[tuple[int, int]], guest: VCPUState[Any],
         yield reached, [reached, cost, Request(at, guest, backend, service, reached)]
 
 
+def _packets(jobs: Iterable[list[Any]]) -> bool:
+    """Whether any of *jobs* is a packet (a job that carries a request), not the backend's
+    own work."""
+    return any(len(job) == 3 for job in jobs)
+
+
 class IOPaths:
     """The I/O paths of one run: the sources of the backends, and each hop as it ends."""
 
@@ -110,7 +122,7 @@ class IOPaths:
         by_vm: dict[str, list[VCPUState[Any]]] = {}
         for state in sim.vcpus:
             by_vm.setdefault(state.vm.name, []).append(state)
-        streams: dict[VCPUState[Any], list[Iterator[tuple[int, list[Any]]]]] = {}
+        streams: dict[VCPUState[Any], list[Iterator[tuple[int, Any]]]] = {}
         for state in sim.vcpus:
             io = state.vm.io
             if io.via is None or state not in sim._sources:
@@ -135,6 +147,9 @@ class IOPaths:
             if state.stats.hops is None:
                 state.stats.hops = HopMetrics(io.via, io.latency)
         for backend, inputs in streams.items():
+            own = sim._sources.pop(backend, None)
+            if own is not None:  # the backend's own work, beside the packets
+                inputs.append(own)
             merged: Iterator[Any] = heapq.merge(*inputs, key=lambda packet: packet[0])
             sim._sources[backend] = merged  # (instant, job) pairs, the job for the demand
 
@@ -160,7 +175,7 @@ class IOPaths:
             request.stage, request.since = AT_GUEST, t
             held = self._held.setdefault(request.backend, [])
             held.append(request)
-            if not request.backend.jobs:  # it ran dry: one notification for the batch
+            if not _packets(request.backend.jobs):  # it ran dry: one notification for the batch
                 for each in held:
                     self.sim.forward(each.guest, [t, each.service, each], t)
                 held.clear()

@@ -83,7 +83,7 @@ def test_same_seed_same_bytes(tmp_path):
 @pytest.mark.parametrize("text, field", [
     ('[[vm]]\nname = "p"\ntype = "Type1"\nio_via = "nobody"\n'
      'workload = { kind = "poisson", rate = 10, service = "50us" }\n', "io_via"),
-    ('[[vm]]\nname = "d"\ntype = "Type2"\npacket_cost = "25us"\n', "workload.kind"),
+    ('[[vm]]\nname = "d"\ntype = "Type2"\npacket_cost = "25us"\nio_via = "d"\n', "io_via"),
     ('[[vm]]\nname = "d"\ntype = "Type2"\npacket_cost = "0us"\nworkload = { kind = "idle" }\n',
      "packet_cost"),
     ('[[vm]]\nname = "d"\ntype = "Type2"\npacket_cost = "25us"\nworkload = { kind = "idle" }\n'
@@ -153,3 +153,39 @@ def test_a_closed_loop_needs_a_path():
         Host(1, (VM("c", Criticality.LO, 10 * MS, MS,
                     workload=Workload("closed", connections=2, service=US)),))
     assert error.value.field == "workload.kind"
+
+
+def busy_dom0(offset):
+    """dom0 on pCPU 0 with 1 ms of its own work every 10 ms from *offset* (its daemons)."""
+    import attrs
+    own = Workload("periodic", demand=MS, period=10 * MS, offset=offset)
+    return attrs.evolve(dom0(pin=[0]), workload=own)
+
+
+def test_a_backend_with_work_of_its_own_passes_packets_on_without_waiting_for_it():
+    """The packet reaching dom0 at 50 us is done at 75 us; dom0's own job, arrived at 60 us,
+    is queued behind it: the request goes on at 75 us, not when that job is done; the
+    reply, arriving while the job runs, waits behind it (arrival order)."""
+    host = Host(2, (busy_dom0(60 * US), attrs_pin(pinger(workload=EVERY_10MS), [1])))
+    doc = simulate(host, "credit", duration=1000 * MS).as_json()
+    hops, requests = doc["vms"]["ping"]["io_path"], doc["vms"]["ping"]["requests"]
+    assert requests == 100
+    assert hops["backend_in_ns"]["max"] < 30 * US  # 25 us, within the histogram's rounding
+    assert hops["backend_out_ns"]["p50"] > MS - 100 * US  # behind the rest of dom0's own job
+    assert doc["vms"]["dom0"]["cpu_ns"] == requests * (2 * 25 * US + MS)
+
+
+def test_a_backend_whose_own_work_never_meets_a_packet_leaves_the_path_as_it_was():
+    """The control: dom0's own job at 5 ms, far from every packet, changes no hop."""
+    host = Host(2, (busy_dom0(5 * MS), attrs_pin(pinger(workload=EVERY_10MS), [1])))
+    doc = simulate(host, "credit", duration=1000 * MS).as_json()
+    assert doc["vms"]["ping"]["io_path"]["rtt_mean_ns"] == 2 * 50 * US + 2 * 25 * US + 50 * US
+
+
+def test_a_cpu_bound_backend_runs_its_packets_ahead_of_its_endless_work():
+    import attrs
+    host = Host(2, (attrs.evolve(dom0(pin=[0]), workload=Workload("cpu-bound")),
+                    attrs_pin(pinger(workload=EVERY_10MS), [1])))
+    doc = simulate(host, "credit", duration=1000 * MS).as_json()
+    assert doc["vms"]["ping"]["io_path"]["rtt_mean_ns"] == 2 * 50 * US + 2 * 25 * US + 50 * US
+    assert doc["vms"]["dom0"]["cpu_share"] > 0.99
