@@ -21,7 +21,7 @@ import attrs
 from akita.model import Host, load_host
 from akita.reference.run import simulate
 
-__all__ = ["Claim", "Outcome", "Experiment", "example_host", "run_policy",
+__all__ = ["Claim", "Outcome", "Experiment", "example_host", "run_policy", "ms",
            "REPRODUCED", "NOT_REPRODUCED", "NO_FIGURE"]
 
 REPRODUCED, NOT_REPRODUCED, NO_FIGURE = "reproduced", "not reproduced", "qualitative only"
@@ -139,6 +139,11 @@ class Experiment:
         figures come from full runs.
         """
         raise NotImplementedError
+
+
+def ms(ns: int | None) -> str:
+    """A latency in ns as a table shows it: milliseconds to the microsecond; ``-`` for none."""
+    return "-" if ns is None else f"{ns / 1e6:.3f} ms"
 
 
 def example_host(name: str) -> Host:

@@ -31,7 +31,7 @@ import attrs
 from akita.model import Host, Share, Workload
 from akita.model.io_path import IOPath
 
-from .experiment import Claim, Experiment, Outcome, run_policy
+from .experiment import Claim, Experiment, Outcome, ms, run_policy
 from .plotting import figure, log_axis, save
 
 __all__ = ["Fig5", "PERCENTILES", "tail_table", "offered", "measure", "claims",
@@ -41,13 +41,9 @@ POLICIES = ("akita", "credit", "cfs")
 PERCENTILES = ("p50", "p90", "p99", "p999")
 
 
-def _ms(ns: int) -> str:
-    return f"{ns / 1e6:.3f} ms"
-
-
 def tail_table(rtt: dict[str, int]) -> list[str]:
     """p50 ... p99.9 of an RTT summary, in ms, for a table row."""
-    return [_ms(rtt[p]) for p in PERCENTILES]
+    return [ms(rtt[p]) for p in PERCENTILES]
 
 
 def growth(alone: int, crowded: int) -> float:
@@ -208,12 +204,12 @@ def claims(rtt: dict[str, dict[str, dict[str, int]]], host: Host,
             for p in ("credit", "cfs")}
     return [
         Claim("Alone on a pCPU, RTTs are predictable and rarely above 5 ms under all three",
-              "rarely > 5 ms", f"p99.9 at most {_ms(worst_alone)}",
+              "rarely > 5 ms", f"p99.9 at most {ms(worst_alone)}",
               worst_alone <= 5_000_000),
         Claim("Under Akita the p99.9 RTT stays as if memcached ran alone (judged: crowded "
               "within 1.5x of alone)", "intact",
-              f"{grow['akita']:+.0%} ({_ms(akita['alone']['p999'])} alone, "
-              f"{_ms(akita['crowded']['p999'])} crowded)", kept,
+              f"{grow['akita']:+.0%} ({ms(akita['alone']['p999'])} alone, "
+              f"{ms(akita['crowded']['p999'])} crowded)", kept,
               "" if kept else _not_intact_why(host)),
         Claim("Under Xen (credit) the p99.9 RTT grows", "+96%", f"{grow['credit']:+.0%}",
               grew["credit"], _size_note(grow["credit"], 0.96, host, path["credit"])),

@@ -28,7 +28,7 @@ import attrs
 
 from akita.model import Host, format_duration
 
-from .experiment import Claim, Experiment, Outcome, example_host
+from .experiment import Claim, Experiment, Outcome, example_host, ms
 from .fig5 import _only
 from .plotting import figure, log_axis, save
 
@@ -77,10 +77,6 @@ def _host(label: str, file: str) -> Host:
     return _only(host) if label.endswith("alone") else host  # as Fig. 5's "alone"
 
 
-def _ms(ns: int | None) -> str:
-    return "-" if ns is None else f"{ns / 1e6:.3f} ms"
-
-
 class SwitchCost(Experiment):
     """Switches per second, their CPU share, and the latency they move, per policy."""
 
@@ -109,7 +105,7 @@ class SwitchCost(Experiment):
                     "switching": at["switching"], "p999_ns": dict(zip(("0", str(cost)), tails))}
                 rows.append([label, policy, f"{at['switching']['per_s']:,.0f}",
                              f"{at['switching']['share']:.2%}",
-                             f"{vm} {_ms(tails[0])} -> {_ms(tails[1])}"])
+                             f"{vm} {ms(tails[0])} -> {ms(tails[1])}"])
         return Outcome(self.name, self.title, self.source,
                        ["host", "policy", "switches/s", "CPU switching",
                         f"p99.9 at 0 -> {format_duration(cost)}"],

@@ -45,7 +45,7 @@ import attrs
 
 from akita.model import Criticality, Host
 
-from .experiment import Claim, Experiment, Outcome, run_policy
+from .experiment import Claim, Experiment, Outcome, ms, run_policy
 from .plotting import figure, save
 
 __all__ = ["ThreadExperiment", "THREAD_EXPERIMENTS", "POLICIES", "MEASURED_RUNS", "packet_cpu_ns",
@@ -111,10 +111,6 @@ def hop_ns() -> int:
     return round(Fraction(middle) / 3 / 100) * 100
 
 
-def _ms(ns: int | None) -> str:
-    return "-" if ns is None else f"{ns / 1e6:.3f} ms"
-
-
 def dom0_variant(host: Host, variant: str) -> Host:
     """*host* with dom0 as the thread's ``xm sched-credit`` variant set it: weight 512, or
     boost credit (``bcredit-3.3`` boosts the HI VMs, so dom0 becomes HI)."""
@@ -174,10 +170,10 @@ class ThreadExperiment(Experiment):
         claims = [self._ping_claim(mean, runs), *self._burn_claims(runs),
                   *self._dom0_claims(mean, runs), *_stream_claims_of(self.ex, mbps, runs)]
         rows = [[p, vm, f"{m['cpu_share']:.1%}", _mbps(m, duration),
-                 _ms(m["io_path"]["rtt_mean_ns"]) if "io_path" in m else "-",
-                 _ms(m["rtt_ns"]["p50"]) if m["requests"] else "-",
-                 _ms(m["rtt_ns"]["p99"]) if m["requests"] else "-",
-                 _ms(m["rtt_ns"]["max"]) if m["requests"] else "-"]
+                 ms(m["io_path"]["rtt_mean_ns"]) if "io_path" in m else "-",
+                 ms(m["rtt_ns"]["p50"]) if m["requests"] else "-",
+                 ms(m["rtt_ns"]["p99"]) if m["requests"] else "-",
+                 ms(m["rtt_ns"]["max"]) if m["requests"] else "-"]
                 for p in runs for vm, m in runs[p].items()]
         return Outcome(self.name, self.title, self.source,
                        ["policy", "guest", "CPU share", "Mbps", "RTT mean", "RTT p50",
@@ -200,14 +196,14 @@ class ThreadExperiment(Experiment):
 
     def _ping_claim(self, mean: dict[str, int | None], runs: dict[str, Any]) -> Claim:
         paper = f"{self.ping_paper[CREDIT]} -> {self.ping_paper[BCREDIT]} (average)"
-        ours = f"mean {_ms(mean[CREDIT])} -> {_ms(mean[BCREDIT])}"
+        ours = f"mean {ms(mean[CREDIT])} -> {ms(mean[BCREDIT])}"
         ratio = (mean[CREDIT] or 0) / max(1, mean[BCREDIT] or 0)
         if self.ex == "ex5":
             holds = 0.5 <= ratio <= 2
             return Claim("With only stream guests the patch leaves ping latency as it was",
                          paper, ours, holds, "" if holds else NO_DIFFERENCE)
         holds = ratio > 2
-        why = (NO_DIFFERENCE + f" (ping max {_ms(runs[CREDIT]['ping']['rtt_ns']['max'])} "
+        why = (NO_DIFFERENCE + f" (ping max {ms(runs[CREDIT]['ping']['rtt_ns']['max'])} "
                f"under {CREDIT})")
         if self.ex == "ex7":
             why = (f"the ping waits at dom0 behind the stream packets under both (inbound "
@@ -259,14 +255,14 @@ class ThreadExperiment(Experiment):
                    f"(inbound p50 {_hop(runs, BCREDIT)} -> {_hop(runs, name)})")
             claims.append(Claim(
                 f"Under the patch, {variant} lowers the ping round trip further",
-                f"32.2 ms -> {paper} (average)", f"mean {_ms(base)} -> {_ms(ours)}",
+                f"32.2 ms -> {paper} (average)", f"mean {ms(base)} -> {ms(ours)}",
                 holds, "" if holds else why))
         return claims
 
 
 def _hop(runs: dict[str, Any], policy: str, hop: str = "backend_in_ns", q: str = "p50") -> str:
     """Percentile *q* of the ping's wait at *hop* under *policy*, for a claim's reason."""
-    return _ms(runs[policy]["ping"]["io_path"][hop][q])
+    return ms(runs[policy]["ping"]["io_path"][hop][q])
 
 
 def _dom0_share(runs: dict[str, Any]) -> str:
