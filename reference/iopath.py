@@ -125,17 +125,18 @@ class IOPaths:
         streams: dict[VCPUState[Any], list[Iterator[tuple[int, Any]]]] = {}
         for state in sim.vcpus:
             io = state.vm.io
-            if io.via is None or state not in sim._sources:
+            if io.via is None:
+                continue
+            sent = sim.take_arrivals(state)
+            if sent is None:
                 continue
             backends = by_vm.get(io.via)
             if not backends:  # the backend VM was not admitted: the requests go nowhere
-                del sim._sources[state]
                 continue
             backend = backends[state.vcpu.index % len(backends)]
             cost = backend.vm.io.packet_cost
             assert cost is not None  # the host checked that io_via names a backend
             self.cost[backend] = cost
-            sent = sim._sources.pop(state)
             workload = state.vm.workload
             if workload.kind == "closed":
                 assert workload.connections is not None
@@ -147,11 +148,11 @@ class IOPaths:
             if state.stats.hops is None:
                 state.stats.hops = HopMetrics(io.via, io.latency)
         for backend, inputs in streams.items():
-            own = sim._sources.pop(backend, None)
+            own = sim.take_arrivals(backend)
             if own is not None:  # the backend's own work, beside the packets
                 inputs.append(own)
-            merged: Iterator[Any] = heapq.merge(*inputs, key=lambda packet: packet[0])
-            sim._sources[backend] = merged  # (instant, job) pairs, the job for the demand
+            # (instant, job) pairs, the job for the demand
+            sim.give_arrivals(backend, heapq.merge(*inputs, key=lambda packet: packet[0]))
 
     def start(self) -> None:
         """Send the first request of every closed-loop connection (before time runs)."""

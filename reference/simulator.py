@@ -141,7 +141,7 @@ class Simulator:
         note_ioq(self.metrics, host, placement, policy.name)
         self.vcpus: list[VCPUState] = []
         self.on_cpu: list[list[VCPUState]] = [[] for _ in range(host.pcpus)]
-        self._sources: dict[VCPUState, Iterator[tuple[int, int]]] = {}
+        self._sources: dict[VCPUState, Iterator[tuple[int, Any]]] = {}
         order = 0
         for vm_index, answer in enumerate(placement.vms):
             if not answer.admitted:
@@ -191,6 +191,16 @@ class Simulator:
         """Call the policy's ``on_timer(t, payload)`` at *t* (on behalf of pCPU *cpu*)."""
         self._seq += 1
         heapq.heappush(self._events, (t, _TIMER, self._seq, cpu, payload))
+
+    # -- services for the I/O path (iopath.py), before the run starts ---------------------
+
+    def take_arrivals(self, state: VCPUState) -> Iterator[tuple[int, Any]] | None:
+        """Take *state*'s arrivals away from it, to route them (``None``: it has none)."""
+        return self._sources.pop(state, None)
+
+    def give_arrivals(self, state: VCPUState, arrivals: Iterator[tuple[int, Any]]) -> None:
+        """*state* receives *arrivals*, ``(instant, demand)`` pairs in time order."""
+        self._sources[state] = arrivals
 
     def forward(self, state: VCPUState, job: list[Any], t: int) -> None:
         """Give *state* the request-carrying *job* at *t*, once this instant's other events
