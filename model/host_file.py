@@ -291,6 +291,50 @@ def _guest_table(guest: Guest,
     return table
 
 
+#: How one value of a ``[vm.SECTION]`` table is read: ``(value, field, vm) -> value``.
+_Reader = Callable[[object, str, str], Any]
+
+
+def _string(value: object, field: str, vm: str) -> str:
+    if not isinstance(value, str):
+        raise ModelError(field, value, "a string", vm=vm)
+    return value
+
+
+def _integer(value: object, field: str, vm: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ModelError(field, value, "an integer", vm=vm)
+    return value
+
+
+def _count(value: object, field: str, vm: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise ModelError(field, value, "an integer >= 1", vm=vm)
+    return value
+
+
+def _boolean(value: object, field: str, vm: str) -> bool:
+    if not isinstance(value, bool):
+        raise ModelError(field, value, "true or false", vm=vm)
+    return value
+
+
+def _duration(value: object, field: str, vm: str) -> int:
+    return parse_duration(value, field=field, vm=vm)
+
+
+def _fraction(value: object, field: str, vm: str) -> Fraction:
+    return parse_fraction(value, field=field, vm=vm)
+
+
+def _fields(table: dict[str, Any], section: str, vm: str,
+            readers: dict[str, _Reader]) -> dict[str, Any]:
+    """Every value of a ``[vm.SECTION]`` table, read in the table's order by its key's reader
+    (a string where the key has none); the first bad one is refused, naming its field."""
+    return {key: readers.get(key, _string)(value, f"{section}.{key}", vm)
+            for key, value in table.items()}
+
+
 def _guest(table: object, vm: str) -> Guest:
     """A ``[vm.guest]`` table (:mod:`~.guest`)."""
     if not isinstance(table, dict):
@@ -298,19 +342,7 @@ def _guest(table: object, vm: str) -> Guest:
     _unknown_keys(table, _GUEST_KEYS, "guest", vm)
     if "program" not in table:
         raise ModelError("guest.program", _MISSING, "a program for the guest", vm=vm)
-    fields: dict[str, Any] = {}
-    for key, value in table.items():
-        field = f"guest.{key}"
-        if key in _GUEST_DURATIONS:
-            fields[key] = parse_duration(value, field=field, vm=vm)
-        elif key in _GUEST_COUNTS:
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ModelError(field, value, "an integer >= 1", vm=vm)
-            fields[key] = value
-        elif not isinstance(value, str):
-            raise ModelError(field, value, "a string", vm=vm)
-        else:
-            fields[key] = value
+    fields = _fields(table, "guest", vm, _GUEST_READERS)
     try:
         return Guest(**fields)
     except ModelError as error:
@@ -382,29 +414,19 @@ def parse_workload(table: object, *, vm: str, base: str) -> Workload:
     return _workload(table, vm, base)
 
 
+_GUEST_READERS: dict[str, _Reader] = {**dict.fromkeys(_GUEST_DURATIONS, _duration),
+                                       **dict.fromkeys(_GUEST_COUNTS, _count)}
+_WORKLOAD_READERS: dict[str, _Reader] = {**dict.fromkeys(_WORKLOAD_DURATIONS, _duration),
+                                         **dict.fromkeys(_WORKLOAD_FRACTIONS, _fraction),
+                                         **dict.fromkeys(_WORKLOAD_INTEGERS, _integer),
+                                         **dict.fromkeys(_WORKLOAD_BOOLEANS, _boolean)}
+
+
 def _workload(table: object, vm: str, base: str) -> Workload:
     if not isinstance(table, dict):
         raise ModelError("workload", table, "a [vm.workload] table", vm=vm)
     _unknown_keys(table, _WORKLOAD_KEYS, "workload", vm)
-    fields: dict[str, Any] = {}
-    for key, value in table.items():
-        field = f"workload.{key}"
-        if key in _WORKLOAD_DURATIONS:
-            fields[key] = parse_duration(value, field=field, vm=vm)
-        elif key in _WORKLOAD_FRACTIONS:
-            fields[key] = parse_fraction(value, field=field, vm=vm)
-        elif key in _WORKLOAD_INTEGERS:
-            if not isinstance(value, int) or isinstance(value, bool):
-                raise ModelError(field, value, "an integer", vm=vm)
-            fields[key] = value
-        elif key in _WORKLOAD_BOOLEANS:
-            if not isinstance(value, bool):
-                raise ModelError(field, value, "true or false", vm=vm)
-            fields[key] = value
-        elif not isinstance(value, str):
-            raise ModelError(field, value, "a string", vm=vm)
-        else:
-            fields[key] = value
+    fields = _fields(table, "workload", vm, _WORKLOAD_READERS)
     if "rate" in fields and fields["rate"] > MAX_RATE:
         raise ModelError("workload.rate", table["rate"],
                          f"a rate of at most {MAX_RATE} requests per second", vm=vm)
