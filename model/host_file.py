@@ -335,6 +335,15 @@ def _fields(table: dict[str, Any], section: str, vm: str,
             for key, value in table.items()}
 
 
+#: Each key's reader, for the keys that are not strings.
+_GUEST_READERS: dict[str, _Reader] = {**dict.fromkeys(_GUEST_DURATIONS, _duration),
+                                       **dict.fromkeys(_GUEST_COUNTS, _count)}
+_WORKLOAD_READERS: dict[str, _Reader] = {**dict.fromkeys(_WORKLOAD_DURATIONS, _duration),
+                                         **dict.fromkeys(_WORKLOAD_FRACTIONS, _fraction),
+                                         **dict.fromkeys(_WORKLOAD_INTEGERS, _integer),
+                                         **dict.fromkeys(_WORKLOAD_BOOLEANS, _boolean)}
+
+
 def _guest(table: object, vm: str) -> Guest:
     """A ``[vm.guest]`` table (:mod:`~.guest`)."""
     if not isinstance(table, dict):
@@ -412,14 +421,6 @@ def parse_workload(table: object, *, vm: str, base: str) -> Workload:
     :raises ModelError: naming *vm* and the field ``workload.KEY``.
     """
     return _workload(table, vm, base)
-
-
-_GUEST_READERS: dict[str, _Reader] = {**dict.fromkeys(_GUEST_DURATIONS, _duration),
-                                       **dict.fromkeys(_GUEST_COUNTS, _count)}
-_WORKLOAD_READERS: dict[str, _Reader] = {**dict.fromkeys(_WORKLOAD_DURATIONS, _duration),
-                                         **dict.fromkeys(_WORKLOAD_FRACTIONS, _fraction),
-                                         **dict.fromkeys(_WORKLOAD_INTEGERS, _integer),
-                                         **dict.fromkeys(_WORKLOAD_BOOLEANS, _boolean)}
 
 
 def _workload(table: object, vm: str, base: str) -> Workload:

@@ -39,7 +39,8 @@ def test_every_thread_host_file_carries_the_derived_hop(ex):
 def test_a_derivation_that_forgets_the_burn_guests_share_is_caught(monkeypatch):
     """A deliberately wrong variant: all of the pCPU counted for the packets."""
     def whole_cpu(streams, burns):
-        return 10**9 / (Fraction(str(sum(streams))) * 10**6 / (thread.PACKET_BYTES * 8))
+        mbps = sum(Fraction(str(each)) for each in streams)
+        return 10**9 / (mbps * 10**6 / (thread.PACKET_BYTES * 8))
 
     monkeypatch.setattr(thread, "packet_cpu_ns", whole_cpu)
     assert thread.hop_ns() != example_host("thread-ex7.toml").vms[0].io.packet_cost
