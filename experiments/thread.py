@@ -99,7 +99,7 @@ MEASURED_RUNS = (((9.98, 11.32, 10.61), (24, 24, 24, 24)),
 def packet_cpu_ns(streams: tuple[float, ...], burns: tuple[int, ...]) -> Fraction:
     """The CPU a stream packet took in one of the thread's runs, ns: the pCPU the burn
     guests left (dom0, the stream guests, the ping), over the packets the streams delivered."""
-    mbps = sum(Fraction(str(each)) for each in streams)  # each as the mail prints it, exactly
+    mbps = sum((Fraction(str(each)) for each in streams), Fraction(0))  # as the mail prints each
     packets_per_s = mbps * 10**6 / (PACKET_BYTES * 8)
     return (1 - Fraction(sum(burns), 100)) * 10**9 / packets_per_s
 
