@@ -41,6 +41,7 @@ from __future__ import annotations
 from os import PathLike
 from typing import IO, Any, BinaryIO, Callable, Iterable, Iterator, Literal, Mapping, TextIO, cast
 
+import attrs
 from akita.model import Host
 from akita.model.errors import ModelError
 from akita.reference.trace import TraceError, text_lines
@@ -85,7 +86,7 @@ def conform_stream(
     end: int | None = None, reports: Iterable[str] | None = None, tolerance: int | None = None,
     ties: str = "any", policy: str = "akita", keep: int = 10, window: int = 8,
     progress: Callable[[int], None] | None = None, placement: PlacementMode = "first-fit",
-    timeline: TextIO | None = None, cpu_hz: int | None = None,
+    timeline: TextIO | None = None, cpu_hz: int | None = None, buffer: str | None = None,
 ) -> ConformanceReport:
     """Check the trace read from *stream* (named *path* in errors) against *host*'s rules.
 
@@ -104,6 +105,8 @@ def conform_stream(
     :param placement: ``"first-fit"`` or ``"trace"`` (:mod:`akita.oracle.placement`).
     :param timeline: a text stream for the Perfetto timeline with the violations marked.
     :param cpu_hz: ``xentrace``: the cycle counter's frequency in Hz.
+    :param buffer: ``trace.dat``: the trace instance to read (``"top"`` or its name;
+        default: :func:`~.tracedat.read_tracedat` chooses).
     :raises TraceError: a line or record that is not what the format requires,
         located; or a trace with nothing the oracle could judge (see above).
     """
@@ -117,6 +120,9 @@ def conform_stream(
     mapping = dict(host.trace_map) | dict(trace_map or {})
     if trace_format in KERNEL_FORMATS and not mapping:
         raise _no_map(path)
+    if buffer is not None and trace_format != "trace.dat":
+        raise ModelError("--buffer", buffer, f"no buffer for a {trace_format} trace (trace "
+                         "instances are a trace.dat's)")
     if trace_format == "xentrace" and cpu_hz is None:
         raise ModelError("--cpu-hz", "nothing", "for a xentrace capture, the cycle counter's "
                          "frequency in Hz (xl info's cpu_mhz x 10**6)")
@@ -134,7 +140,8 @@ def conform_stream(
         default_reports: tuple[str, ...] = tuple(sorted(DECISIONS))
     else:
         tally = FtraceTally() if trace_format == "ftrace" else Tally()
-        events = _kernel(stream, lines, path, trace_format, mapping, origin_ns, tally, cpu_hz)
+        events = _kernel(stream, lines, path, trace_format, mapping, origin_ns, tally, cpu_hz,
+                         buffer)
         default_reports = FTRACE_REPORTS
     source = "given"
     if tolerance is None:
@@ -143,10 +150,12 @@ def conform_stream(
                      reports=default_reports if reports is None else tuple(reports),
                      keep=keep, window=window, path=path, progress=progress, policy=policy,
                      phases=phases, tolerance_source=source, placement=placement,
-                     timeline=timeline,
+                     timeline=timeline, resync=trace_format in KERNEL_FORMATS,
                      unit="event" if trace_format in ("trace.dat", "xentrace") else "line")
     if tally is not None:
         diagnose(tally, mapping, path, trace_format)
+        report = attrs.evolve(report, capture_lost_marks=tally.lost_marks,
+                              capture_lost_records=tally.lost_records)
     return report
 
 
@@ -193,7 +202,7 @@ def _text(stream: IO[Any], path: str, trace_format: TraceFormat
 
 def _kernel(stream: IO[Any], lines: Iterator[str] | None, path: str, trace_format: str,
             mapping: dict[str, str], origin_ns: int | None, tally: Tally,
-            cpu_hz: int | None) -> Iterator[dict]:
+            cpu_hz: int | None, buffer: str | None = None) -> Iterator[dict]:
     """The oracle's events of a kernel trace in *trace_format* (*lines*: a text one's)."""
     if lines is not None:
         return read_ftrace(lines, mapping, origin_ns=origin_ns, path=path, tally=tally)
@@ -203,7 +212,7 @@ def _kernel(stream: IO[Any], lines: Iterator[str] | None, path: str, trace_forma
     checked, origin = check_mapping(mapping), check_origin(origin_ns)
     binary = cast(BinaryIO, stream)  # a byte stream: checked just above
     if trace_format == "trace.dat":
-        records = read_tracedat(binary, path=path, tally=tally)
+        records = read_tracedat(binary, path=path, tally=tally, buffer=buffer)
     else:
         assert cpu_hz is not None
         records = read_xentrace(binary, path=path, cpu_hz=cpu_hz, tally=tally)

@@ -124,9 +124,9 @@ from typing import Any, BinaryIO, Literal
 
 from .eventformat import EventFormat, c_string, parse_format, record_reader, state_mask
 from .kernel import KernelTraceError, SchedEvent, Tally, Task
-from .ringbuffer import PageLayout, page_layout, page_records
+from .ringbuffer import PageLayout, page_layout, page_lost, page_records
 
-__all__ = ["MAGIC", "is_tracedat", "read_tracedat"]
+__all__ = ["MAGIC", "TOP", "is_tracedat", "read_tracedat"]
 
 #: The first ten bytes of every trace.dat.
 MAGIC = b"\x17\x08\x44tracing"
@@ -138,6 +138,10 @@ _MAX_CPUS = 8192            # Linux's largest NR_CPUS
 _MAX_PAGE = 1 << 20
 _MAX_CHUNK = 64             # pages in one compressed chunk of CPU data (trace-cmd writes 10)
 _MAX_SECTIONS = 1 << 16
+_MAX_BUFFERS = 256          # trace instances in one file
+
+#: How ``--buffer`` names the top trace instance (whose name is empty in the file).
+TOP = "top"
 _TASKS = 4096               # tasks remembered, to share their Task records
 _NEVER = 1 << 200           # a time after every record's
 _NS_CLOCKS = ("local", "global", "perf", "mono", "mono_raw", "boot", "tai")
@@ -166,8 +170,8 @@ def is_tracedat(first_bytes: bytes) -> bool:
     return len(head) >= 3 and MAGIC.startswith(head)
 
 
-def read_tracedat(stream: BinaryIO, *, path: str, tally: Tally | None = None
-                  ) -> Iterator[SchedEvent]:
+def read_tracedat(stream: BinaryIO, *, path: str, tally: Tally | None = None,
+                  buffer: str | None = None) -> Iterator[SchedEvent]:
     """The scheduler events of the trace.dat *stream*, in time order.
 
     :param stream: the file, opened in binary mode by the caller; it must
@@ -175,6 +179,8 @@ def read_tracedat(stream: BinaryIO, *, path: str, tally: Tally | None = None
     :param path: its name, for ``where`` and for errors.
     :param tally: if given, its ``records`` counts the records read, every
         one, kept or not.
+    :param buffer: the trace instance whose records to read: its name, or
+        :data:`TOP` for the top one; ``None`` chooses (see "Buffers").
     :returns: an iterator of :class:`~.kernel.SchedEvent`; it reads the
         pages only as it is advanced.
     :raises KernelTraceError: at once, for a stream that cannot seek or a
@@ -188,7 +194,7 @@ def read_tracedat(stream: BinaryIO, *, path: str, tally: Tally | None = None
         raise KernelTraceError("stream", "a text stream", "a binary stream (open(..., 'rb'))",
                                path=path)
     cursor = _FileCursor(stream, path)
-    trace = _open(cursor)
+    trace = _open(cursor, buffer)
     return _events(trace, cursor, tally)
 
 
@@ -305,6 +311,25 @@ class _Cpu:
         self.cpu, self.offset, self.size, self.where = cpu, offset, size, where
 
 
+class _Buffer:
+    """One trace instance's buffer: where its CPU table is, and (version 7) the table read.
+
+    Version 6 gives an instance only the offset of its ``flyrecord`` table
+    (read when the buffer is chosen); version 7 gives the table in the BUFFER
+    option, with the buffer's clock and page size.
+    """
+
+    __slots__ = ("name", "offset", "cpus", "clock", "page_size", "where")
+
+    def __init__(self, name: str, offset: int, where: str, cpus: list[_Cpu] | None = None,
+                 clock: str | None = None, page_size: int = 0) -> None:
+        self.name, self.offset, self.where, self.cpus = name, offset, where, cpus
+        self.clock, self.page_size = clock, page_size
+
+    def holds_records(self) -> bool:
+        return any(c.size for c in self.cpus or ())
+
+
 class _Trace:
     """What the header, options and formats of a trace.dat say."""
 
@@ -326,12 +351,17 @@ class _Trace:
         self.top = False
         self.latency = False
         self.instances: list[str] = []
+        #: every buffer of the file by name (``""``: the top one), in the file's order
+        self.buffers: dict[str, _Buffer] = {}
+        self.cpu_count = 0
+        #: the buffer read (``""``: the top one)
+        self.buffer_name = ""
         self.codec: tuple[str, Callable[[], Any], type[Exception]] | None = None
         self.compressed = False
         self.layout: PageLayout | None = None
 
 
-def _open(cur: _FileCursor) -> _Trace:
+def _open(cur: _FileCursor, buffer: str | None = None) -> _Trace:
     """The description of the trace.dat under *cur*, read from its start."""
     trace = _Trace(cur.path)
     magic = cur.take(min(len(MAGIC), cur.end), "magic")
@@ -356,6 +386,7 @@ def _open(cur: _FileCursor) -> _Trace:
         _read_v6(cur, trace)
     else:
         _read_v7(cur, trace)
+    _choose(trace, cur, buffer)
     _check(trace, cur)
     return trace
 
@@ -390,13 +421,22 @@ def _read_v6(cur: _FileCursor, trace: _Trace) -> None:
         return
     if kind != b"flyrecord\0":
         raise KernelTraceError("data kind", kind, "'flyrecord' or 'latency'", path=cur.where(at))
-    trace.top = True
+    trace.cpu_count = count
+    instances = trace.buffers
+    trace.buffers = {"": _Buffer("", at, cur.where(at), _cpu_table(cur, count))}
+    trace.buffers.update(instances)  # the instances' options came before the top's table
+    if trace.clock_option:
+        _trailing_clock(cur, trace)
+
+
+def _cpu_table(cur: _Cursor, count: int) -> list[_Cpu]:
+    """A version-6 ``flyrecord`` table: each CPU's data offset and size."""
+    cpus = []
     for cpu in range(count):
         where = cur.where()
         offset = cur.number(8, f"cpu {cpu} data offset")
-        trace.cpus.append(_Cpu(cpu, offset, cur.number(8, f"cpu {cpu} data size"), where))
-    if trace.clock_option:
-        _trailing_clock(cur, trace)
+        cpus.append(_Cpu(cpu, offset, cur.number(8, f"cpu {cpu} data size"), where))
+    return cpus
 
 
 def _trailing_clock(cur: _FileCursor, trace: _Trace) -> None:
@@ -591,30 +631,93 @@ def _c_integer(raw: bytes, field: str, where: str) -> int:
 
 
 def _buffer(trace: _Trace, data: _MemoryCursor, sections: bool) -> None:
-    """A BUFFER option: a trace instance; the top one's CPU table (version 7)."""
+    """A BUFFER option: a trace instance, with its CPU table in version 7."""
+    where = data.where()
     offset = data.number(8, "buffer offset")
     name = data.string("buffer name")
-    if name != "" or not sections:
-        if name and len(trace.instances) < 8:
-            trace.instances.append(name)
+    if name in trace.buffers or (name == "" and not sections):
+        raise KernelTraceError("buffer name", repr(name), "each trace instance once",
+                               path=where)
+    if len(trace.buffers) >= _MAX_BUFFERS:
+        raise KernelTraceError("buffers", len(trace.buffers) + 1,
+                               f"at most {_MAX_BUFFERS} trace instances", path=where)
+    if not sections:  # version 6: the instance's table is at the offset
+        trace.buffers[name] = _Buffer(name, offset, where)
         return
-    trace.buffer_clock = data.string("buffer clock", limit=64)
-    trace.page_size = _page_size(data.number(4, "buffer page size"), data.where())
+    clock = data.string("buffer clock", limit=64)
+    page_size = _page_size(data.number(4, "buffer page size"), data.where())
     count = data.number(4, "buffer cpus")
     if count > _MAX_CPUS:
         raise KernelTraceError("buffer cpus", count, f"at most {_MAX_CPUS}", path=data.where())
-    trace.cpus = []
+    cpus = []
     for _ in range(count):
         cpu = data.number(4, "buffer cpu id")
-        trace.cpus.append(_Cpu(cpu, data.number(8, "cpu data offset"),
-                               data.number(8, "cpu data size"), data.where()))
-    trace.cpus.sort(key=lambda c: c.cpu)  # trace-cmd indexes them by CPU id
-    if len({c.cpu for c in trace.cpus}) != len(trace.cpus):
-        raise KernelTraceError("buffer cpus", [c.cpu for c in trace.cpus][:16],
+        cpus.append(_Cpu(cpu, data.number(8, "cpu data offset"),
+                         data.number(8, "cpu data size"), data.where()))
+    cpus.sort(key=lambda c: c.cpu)  # trace-cmd indexes them by CPU id
+    if len({c.cpu for c in cpus}) != len(cpus):
+        raise KernelTraceError("buffer cpus", [c.cpu for c in cpus][:16],
                                "each CPU once (trace-input.c refuses a CPU twice)",
                                path=data.where())
+    trace.buffers[name] = _Buffer(name, offset, where, cpus, clock, page_size)
+
+
+def _choose(trace: _Trace, cur: _FileCursor, wanted: str | None) -> None:
+    """Take the CPU data of the buffer *wanted* (:data:`TOP` or an instance's name), or
+    with ``None`` the top one if it holds records, else the one instance that does."""
+    buffers = trace.buffers
+    trace.instances = [name for name in buffers if name][:8]
+    if wanted is not None:
+        key = "" if wanted == TOP else wanted
+        if key not in buffers:
+            raise KernelTraceError("--buffer", wanted, f"a buffer of the file "
+                                   f"({_buffer_names(trace)})", path=cur.where(0))
+    elif "" in buffers and (buffers[""].cpus is None or buffers[""].holds_records()):
+        key = ""
+    else:
+        _load_all(trace, cur)
+        full = [name for name, b in buffers.items() if b.holds_records()]
+        if len(full) > 1:
+            raise KernelTraceError("--buffer", "nothing", "the trace instance to read: records "
+                                   f"are in {len(full)} of them ({_buffer_names(trace, full)})",
+                                   path=cur.where(0))
+        key = full[0] if full else "" if "" in buffers else next(iter(buffers), "")
+        if key not in buffers:
+            return  # no buffer at all: _check says so
+    chosen = buffers[key]
+    _load(trace, cur, chosen)
+    assert chosen.cpus is not None
+    trace.cpus = chosen.cpus
+    trace.buffer_name = key
     trace.top = True
-    trace.buffer_offset = offset
+    if chosen.clock is not None:  # version 7
+        trace.buffer_clock = chosen.clock
+        trace.page_size = chosen.page_size
+        trace.buffer_offset = chosen.offset
+        if key:  # an instance's own clock, not the top's trace_clock file
+            trace.option_clock, trace.clock_where = None, chosen.where
+
+
+def _load_all(trace: _Trace, cur: _FileCursor) -> None:
+    for buffer in trace.buffers.values():
+        _load(trace, cur, buffer)
+
+
+def _load(trace: _Trace, cur: _FileCursor, buffer: _Buffer) -> None:
+    """Read a version-6 instance's ``flyrecord`` table at its offset (and its clock)."""
+    if buffer.cpus is not None:
+        return
+    if buffer.offset > cur.end:
+        raise KernelTraceError("buffer offset", buffer.offset, f"an offset within the file "
+                               f"({cur.end} bytes)", path=buffer.where)
+    view = cur.view(buffer.offset, cur.end)
+    view.expect(b"flyrecord\0", f"buffer {buffer.name!r} flyrecord")
+    buffer.cpus = _cpu_table(view, trace.cpu_count)
+
+
+def _buffer_names(trace: _Trace, names: list[str] | None = None) -> str:
+    shown = [n or TOP for n in (trace.buffers if names is None else names)]
+    return ", ".join(repr(n) for n in shown[:8]) + (" ..." if len(shown) > 8 else "")
 
 
 # ---------------------------------------------------------------- formats
@@ -650,9 +753,8 @@ def _check(trace: _Trace, cur: _FileCursor) -> None:
         raise KernelTraceError("trace", "a latency trace (text)", "a flyrecord trace "
                                "(trace-cmd record -e ...)", path=cur.where(0))
     if not trace.top:
-        names = ", ".join(repr(n) for n in trace.instances) or "none"
-        raise KernelTraceError("buffers", f"no top-instance buffer (instances: {names})",
-                               "the top instance's CPU data (record without -B)", path=cur.where(0))
+        raise KernelTraceError("buffers", "no buffer of CPU data", "a trace-cmd record or "
+                               "extract file with a buffer", path=cur.where(0))
     try:
         trace.layout = page_layout(trace.header_page, trace.header_event, trace.endian,
                                    trace.page_size)
@@ -743,6 +845,10 @@ class _Stream:
         for page, base, step in self.pages:
             self.base, self.step = base, step
             recs = page_records(page, self.layout, self.where)
+            lost, count = page_lost(page, self.layout)
+            if lost:  # a marker record (offset -1) before the page's first: the hole
+                first = recs[0][0] if recs else self.layout.header.unpack_from(page, 0)[0]
+                recs.insert(0, (first, -1, -1 if count is None else count, 0))
             if recs:
                 if self.convert is not None:
                     convert = self.convert
@@ -786,6 +892,10 @@ def _events(trace: _Trace, cur: _FileCursor, tally: Tally | None) -> Iterator[Sc
                     heapq.heappush(heap, (ts, idx))
                     break
                 i += 1
+                if pos < 0:
+                    yield SchedEvent(ts, cpu, "lost", at + hex(base), line,
+                                     count=None if data < 0 else data)
+                    continue
                 line += 1
                 if length < id_end:
                     continue

@@ -36,6 +36,10 @@ __all__ = ["conform"]
               help="Trace format; auto tells them apart by the file's first bytes: "
                    "JSON Lines, ftrace text (kernel trace, trace-cmd report, perf script, "
                    "systrace), trace-cmd's trace.dat, Xen's xentrace.")
+@click.option("--buffer", "buffer", default=None, metavar="NAME",
+              help="trace.dat: the trace instance to read ('top', or an instance's name as "
+                   "given to trace-cmd -B; default: the top one if it holds records, else the "
+                   "one instance that does).")
 @click.option("--cpu-hz", "cpu_hz", type=click.IntRange(10**6), default=None, metavar="HZ",
               help="xentrace: the cycle counter's frequency in Hz (xl info's cpu_mhz x 10**6).")
 @click.option("--tolerance", "tolerance_text", default=None,
@@ -72,7 +76,7 @@ __all__ = ["conform"]
               help="Also write the trace as a Perfetto timeline with each violation marked "
                    "on its pCPU's track (written whole, or not at all).")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON on stdout.")
-def conform(host_file, trace_path, trace_format, cpu_hz, tolerance_text, placement, policy, ties,
+def conform(host_file, trace_path, trace_format, buffer, cpu_hz, tolerance_text, placement, policy, ties,
             reports_text, mappings, origin_text, end_text, keep, window, timeline_path,
             as_json) -> int:
     """Check that every decision in TRACE is one the Akita rules allow on HOST.toml.
@@ -122,7 +126,7 @@ def conform(host_file, trace_path, trace_format, cpu_hz, tolerance_text, placeme
                                 trace_map=mapping, origin_ns=origin, end=end, reports=reports,
                                 tolerance=tolerance, ties=ties, policy=policy, keep=keep,
                                 placement=placement, window=window, progress=progress,
-                                timeline=timeline, cpu_hz=cpu_hz)
+                                timeline=timeline, cpu_hz=cpu_hz, buffer=buffer)
     if as_json:
         click.echo(json.dumps(report.as_json()))
     else:
