@@ -16,6 +16,7 @@ A trace is one of four formats (:data:`FORMATS`), each with its reader:
    Xen's binary scheduler records (:mod:`.xentrace`; needs the cycle
    counter's frequency, ``cpu_hz``).
 
+A gzip, xz or zstd file is read as the trace inside it (:mod:`.compressed`).
 ``"auto"`` tells them apart by the file's first bytes: the ``trace.dat``
 magic, a ``xentrace`` CPU-change record, a JSON first line, else a line of
 one of the text forms.  The three kernel formats (ftrace, trace.dat,
@@ -42,10 +43,11 @@ from os import PathLike
 from typing import IO, Any, BinaryIO, Callable, Iterable, Iterator, Literal, Mapping, TextIO, cast
 
 import attrs
-from akita.model import Host
+from akita.model import Host, format_duration
 from akita.model.errors import ModelError
 from akita.reference.trace import TraceError, text_lines
 
+from .compressed import decompressed, peek, spooled
 from .ftrace import FtraceTally, looks_like_ftrace, read_ftrace
 from .jsonl import read_jsonl
 from .kernel import Tally, akita_events, check_mapping, check_origin
@@ -113,13 +115,20 @@ def conform_stream(
     if trace_format not in FORMATS:
         raise ModelError("--format", trace_format, f"one of {', '.join(FORMATS)}")
     lines: Iterator[str] | None = None
+    stream, codec = decompressed(stream, path)
     if trace_format == "auto":
         trace_format = _binary(stream) or "auto"
+    if codec is not None and trace_format in ("trace.dat", "xentrace"):
+        stream = spooled(stream, path, codec)  # read out of order: seekable
     if trace_format in ("auto", "jsonl", "ftrace"):
         trace_format, lines = _text(stream, path, trace_format)
     mapping = dict(host.trace_map) | dict(trace_map or {})
     if trace_format in KERNEL_FORMATS and not mapping:
-        raise _no_map(path)
+        seen = FtraceTally() if trace_format == "ftrace" else Tally()
+        for _ in _kernel(stream, lines, path, trace_format, {}, origin_ns, seen, cpu_hz,
+                         buffer):
+            pass  # every task counted, to name the busiest in the refusal
+        raise _no_map(path, seen)
     if buffer is not None and trace_format != "trace.dat":
         raise ModelError("--buffer", buffer, f"no buffer for a {trace_format} trace (trace "
                          "instances are a trace.dat's)")
@@ -143,6 +152,7 @@ def conform_stream(
         events = _kernel(stream, lines, path, trace_format, mapping, origin_ns, tally, cpu_hz,
                          buffer)
         default_reports = FTRACE_REPORTS
+    given_end = end
     source = "given"
     if tolerance is None:
         tolerance, source = default_tolerance(kernel=trace_format != "jsonl")
@@ -156,29 +166,22 @@ def conform_stream(
         diagnose(tally, mapping, path, trace_format)
         report = attrs.evolve(report, capture_lost_marks=tally.lost_marks,
                               capture_lost_records=tally.lost_records)
+    if given_end is not None and report.start is not None and given_end < report.end:
+        raise TraceError("--end", format_duration(given_end),
+                         f"an end at or after the trace's last event, t = "
+                         f"{format_duration(report.end)} (its first is at t = "
+                         f"{format_duration(report.start)}; t = 0 is the origin)", path=path)
     return report
 
 
 def _binary(stream: IO[Any]) -> TraceFormat | None:
     """``"trace.dat"`` or ``"xentrace"`` if *stream*'s first bytes say so (left unread)."""
-    head = _peek(stream)
+    head = peek(stream, _SNIFF)
     if not isinstance(head, bytes):
         return None
     if is_tracedat(head):
         return "trace.dat"
     return "xentrace" if is_xentrace(head) else None
-
-
-def _peek(stream: IO[Any]) -> bytes | str:
-    """The first bytes of *stream* without consuming them (by peeking, or seeking back)."""
-    if hasattr(stream, "peek"):
-        return stream.peek(_SNIFF)[:_SNIFF]
-    if stream.seekable():
-        where = stream.tell()
-        head = stream.read(_SNIFF)
-        stream.seek(where)
-        return head
-    return ""
 
 
 def _text(stream: IO[Any], path: str, trace_format: TraceFormat
@@ -228,9 +231,24 @@ def _first_line(source: Iterator[str], path: str) -> str:
     return first
 
 
-def _no_map(path: str) -> TraceError:
+#: How many tasks a refusal names.
+_TASKS_SHOWN = 6
+
+
+def _tasks(tally: Tally) -> str:
+    """The tasks a trace names most, with their event counts: ``dl_a-11485 (120 events)``."""
+    most = tally.most_seen(_TASKS_SHOWN)
+    if not most:
+        return "no task but the idle task"
+    shown = ", ".join(f"{name} ({n} event{'' if n == 1 else 's'})" for name, n in most)
+    more = len(tally.tasks) - len(most)
+    return shown + (f" and {more} more" if more > 0 else "")
+
+
+def _no_map(path: str, tally: Tally) -> TraceError:
     return TraceError("--map", "no mapping", "for a kernel trace, the tasks that run vCPUs: "
-                      "--map TASK=VM/i, or a [trace_map] table in the host file", path=path)
+                      "--map TASK=VM/i (a pid or comm), or a [trace_map] table in the host "
+                      f"file; the trace's tasks, busiest first: {_tasks(tally)}", path=path)
 
 
 def diagnose(tally: Tally, mapping: Mapping[str, str], path: str, trace_format: str) -> None:
@@ -251,10 +269,10 @@ def diagnose(tally: Tally, mapping: Mapping[str, str], path: str, trace_format: 
                          "(sched_switch, sched_wakeup, sched_migrate_task)",
                          f"a trace of the scheduler's events: record with {how}", path=path)
     if not tally.mapped:
-        tasks = ", ".join(tally.unmapped) or "only idle tasks"
         keys = ", ".join(sorted(mapping)[:5])
-        raise TraceError("--map", f"{tally.kept} events of tasks {tasks}, none mapped",
-                         f"a task of the trace mapped to a vCPU (the map names {keys})",
+        raise TraceError("--map", f"{tally.kept} events, none of a mapped task",
+                         f"a task of the trace mapped to a vCPU (the map names {keys}; the "
+                         f"trace's tasks, busiest first: {_tasks(tally)})",
                          path=path)
     if not tally.kinds["wakeup"] + tally.kinds["wakeup_new"]:
         raise TraceError("", f"{tally.kinds['switch']} switches and no wakeup",

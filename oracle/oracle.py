@@ -339,7 +339,7 @@ class Oracle:
         self._buffer = []
         self._closed_events = self.events - len(events)
         self._current = []
-        touched = sorted({e["cpu"] for e in events})
+        touched = sorted({e["cpu"] for e in events} | self._homes(events))
         nxt = self._next
         for c, point in enumerate(nxt):  # the rule points of the others, while evidence is recent
             if point < t and c not in touched:
@@ -392,6 +392,16 @@ class Oracle:
         self._recent.extend(events)
         self._closed_events = self.events
         self._current = []
+
+    def _homes(self, events: list[dict[str, Any]]) -> set[int]:
+        """The home pCPUs of the vCPUs *events* name on another pCPU (a migration, or a
+        wake or block there): checked at once, not when an event next names them (R12, R7)."""
+        homes = set()
+        for e in events:
+            v = self.vcpus.get(e.get("vcpu", ""))
+            if v is not None and v.cpu != e["cpu"]:
+                homes.add(v.cpu)
+        return homes
 
     def _lost(self, e: dict[str, Any], t: int) -> None:
         """A hole in pCPU ``e["cpu"]``'s records from ``e["since"]`` to *t*: withhold, resync."""
@@ -654,11 +664,17 @@ class Oracle:
             self.decisions += 1
             if ok and len(options) > 1:
                 self.ambiguous += 1
+        opened = self._open[cpu.index].get("dispatch")
         if ok:
             self._resolve(cpu.index, "dispatch", t)
-        elif "dispatch" not in self._open[cpu.index]:
+        elif opened is None:
             self._opened(cpu.index, "dispatch", dispatch_finding(
                 cpu, t, options, rule, dispatched, self._ok[cpu.index], self._tie_only(cpu)))
+        elif not opened.reported:  # still wrong: perhaps wrong otherwise (a new part)
+            now = dispatch_finding(cpu, t, options, rule, dispatched, self._ok[cpu.index],
+                                   self._tie_only(cpu))
+            if opened.turn(now):
+                now.evidence = self._evidence(t)
         self._ok[cpu.index] = ok
         if cpu.descheduled is not None:
             cpu.descheduled.ins = t
@@ -706,10 +722,10 @@ class Oracle:
         for obligation in self._open[cpu.index].values():
             if not obligation.reported and u - obligation.since > self.tolerance:
                 obligation.reported = True
-                window, line, position = obligation.evidence
-                self._report(Violation(obligation.rule, obligation.since, cpu.index,
-                                       obligation.allowed, obligation.did, obligation.text,
-                                       window, line), position)
+                part = obligation.longest(u)  # named after its longest deviation
+                window, line, position = part.evidence
+                self._report(Violation(part.rule, part.since, cpu.index, part.allowed,
+                                       part.did, part.text, window, line), position)
 
     def _resolve(self, cpu: int, key: str, t: int) -> None:
         """The finding *key* of pCPU *cpu*, if open, is put right at *t*: closed, and
