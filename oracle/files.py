@@ -165,7 +165,8 @@ def conform_stream(
     if tally is not None:
         diagnose(tally, mapping, path, trace_format)
         report = attrs.evolve(report, capture_lost_marks=tally.lost_marks,
-                              capture_lost_records=tally.lost_records)
+                              capture_lost_records=tally.lost_records,
+                              capture_overwritten=tally.overwritten)
     if given_end is not None and report.start is not None and given_end < report.end:
         raise TraceError("--end", format_duration(given_end),
                          f"an end at or after the trace's last event, t = "

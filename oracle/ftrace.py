@@ -128,7 +128,10 @@ trace, and its work on a line is linear in the line's length.
 A ``CPU:N [LOST n EVENTS]`` (kernel) or ``CPU:N [n EVENTS DROPPED]``
 (trace-cmd) line is the capture's own record of a hole: it becomes a
 ``lost`` event of CPU ``N``, dated at the last event read, with the count
-(:mod:`.kernel`, "Lost events").
+(:mod:`.kernel`, "Lost events").  The kernel's header line
+``# entries-in-buffer/entries-written: A/B`` says that ``B - A`` older
+records were overwritten before the first one: counted
+(:attr:`~.kernel.Tally.overwritten`).
 
 :func:`read_ftrace` is these events through :func:`~.kernel.akita_events`:
 the oracle's events, with the mapping from tasks to vCPUs.
@@ -189,6 +192,8 @@ _HEADER = re.compile(
 _KEPT_AFTER_TIME = re.compile(r"(?:\d|us\S?)\s?:\s+(?:\(\+\d+\)\s+)?(?:sched:)?(?:sched_switch|"
                               r"sched_wakeup|sched_wakeup_new|sched_migrate_task):")
 _LOST = re.compile(r"\[(?:LOST (?P<lost>\d{1,20}) EVENTS|(?:(?P<dropped>\d{1,20}) )?EVENTS DROPPED)\]")
+#: The kernel's header line of its buffer's counters (``tracing_stats`` in kernel/trace/trace.c).
+_ENTRIES = re.compile(r"# entries-in-buffer/entries-written: ([0-9]{1,20})/([0-9]{1,20})")
 #: The CPU of a lost-events line: ``CPU:1 [LOST 42 EVENTS]`` (kernel), ``CPU:1 [42 EVENTS
 #: DROPPED]`` (trace-cmd report).
 _LOST_CPU = re.compile(r"CPU:\s?(?P<cpu>[0-9]{1,%d})\s+\[" % MAX_INDEX_DIGITS)
@@ -313,6 +318,11 @@ def _events(lines: Iterable[str], path: str, tally: Tally) -> Iterator[SchedEven
         while at >= 0 and not text.startswith(_KEPT, at):
             at = text.find("sched_", at + 6)
         if at < 0:
+            if text.startswith("# entries-in-buffer/entries-written:"):
+                entries = _ENTRIES.match(text)
+                if entries is not None:
+                    tally.overwritten += max(int(entries[2]) - int(entries[1]), 0)
+                continue
             lost = _LOST.search(text) if "EVENTS" in text else None
             if lost is not None:
                 yield _lost(text, lost, last[0], f"{path}:{number}", number)

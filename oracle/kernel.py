@@ -146,6 +146,10 @@ class Tally:
     :ivar lost_marks: the capture's own lost-event records, counted or not.
     :ivar lost_at: the first :data:`LOST_SHOWN` holes: ``(t, cpu, since)``
         on the oracle's time axis.
+    :ivar overwritten: records the capture's ring buffer overwrote before its
+        first record, by tracefs's own counters (``entries-written`` less
+        ``entries-in-buffer``; a trace.dat's per-CPU ``overrun``): lost from
+        before the trace begins, so no hole in it, but said.
     """
 
     #: How many unmapped task names are kept.
@@ -167,6 +171,7 @@ class Tally:
         self.lost_records = 0
         self.lost_marks = 0
         self.lost_at: list[tuple[int, int, int]] = []
+        self.overwritten = 0
 
     def saw(self, task: Task) -> None:
         """Count an event naming *task* (at most :data:`TASKS` distinct tasks)."""

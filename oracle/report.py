@@ -75,6 +75,8 @@ class ConformanceReport:
     #: (known counts summed).
     capture_lost_marks: int = 0
     capture_lost_records: int = 0
+    #: records the capture's buffer overwrote before its first (its own counters).
+    capture_overwritten: int = 0
 
     @property
     def total(self) -> int:
@@ -125,6 +127,7 @@ class ConformanceReport:
                              for rule in sorted(self.withheld, key=_rule_order)},
                 "capture_marks": self.capture_lost_marks,
                 "capture_records_lost": self.capture_lost_records,
+                "capture_overwritten": self.capture_overwritten,
             },
             "unchecked": self.unchecked(),
         }
@@ -148,8 +151,12 @@ class ConformanceReport:
 
     def lost_text(self) -> str:
         """The holes in the trace and what they withheld, for people ("" if none)."""
+        over = (f"the capture's buffer overwrote {self.capture_overwritten} records before "
+                "its first" if self.capture_overwritten else "")
         if not self.lost and not self.capture_lost_marks:
-            return ""
+            return over
+        if over:
+            over = f"; {over}"
         text = f"{_count(self.lost, 'lost event')} (switches not written"
         if self.capture_lost_marks:
             text += (f"; the capture says {self.capture_lost_records or 'some'} records were "
@@ -160,7 +167,7 @@ class ConformanceReport:
             text += f"; at {shown}" + (" ..." if self.lost > 5 else "")
         withheld = ", ".join(f"{rule} x{self.withheld[rule]}"
                              for rule in sorted(self.withheld, key=_rule_order))
-        return text + f"); findings withheld: {withheld or 'none'}"
+        return text + f"); findings withheld: {withheld or 'none'}{over}"
 
     def summary(self) -> str:
         """One line for people."""

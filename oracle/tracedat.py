@@ -148,9 +148,9 @@ _NS_CLOCKS = ("local", "global", "perf", "mono", "mono_raw", "boot", "tai")
 _COMPRESSED = 1
 
 # Option ids (trace-cmd-private.h, the TRACECMD_OPTION_* enumeration).
-_DONE, _DATE, _BUFFER, _TRACECLOCK, _OFFSET, _TSC2NSEC = 0, 1, 3, 4, 7, 14
+_DONE, _DATE, _CPUSTAT, _BUFFER, _TRACECLOCK, _OFFSET, _TSC2NSEC = 0, 1, 2, 3, 4, 7, 14
 _HEADER_INFO, _EVENT_FORMATS, _BUFFER_TEXT = 16, 18, 22
-_WANTED = {_DATE, _BUFFER, _TRACECLOCK, _OFFSET, _TSC2NSEC, _HEADER_INFO, _EVENT_FORMATS,
+_WANTED = {_DATE, _CPUSTAT, _BUFFER, _TRACECLOCK, _OFFSET, _TSC2NSEC, _HEADER_INFO, _EVENT_FORMATS,
            _BUFFER_TEXT}
 
 _CLOCK = re.compile(r"\[([^\]\s]{1,64})\]")
@@ -356,6 +356,10 @@ class _Trace:
         self.cpu_count = 0
         #: the buffer read (``""``: the top one)
         self.buffer_name = ""
+        #: records each buffer's CPUs overwrote (CPUSTAT options' ``overrun``), by buffer,
+        #: and the buffer the CPUSTAT options are about now (they follow a "Buffer:" line)
+        self.overruns: dict[str, int] = {}
+        self.stat_buffer = ""
         self.codec: tuple[str, Callable[[], Any], type[Exception]] | None = None
         self.compressed = False
         self.layout: PageLayout | None = None
@@ -611,10 +615,28 @@ def _option(trace: _Trace, ident: int, data: _MemoryCursor, offsets: dict[int, i
         trace.tsc = (mult, shift) if mult else None
     elif ident == _BUFFER:
         _buffer(trace, data, sections)
+    elif ident == _CPUSTAT:
+        _cpustat(trace, data.data.decode("utf-8", "replace"))
     elif ident == _BUFFER_TEXT:
         data.number(8, "buffer offset")
         if data.string("buffer name") == "":
             trace.latency = True
+
+
+_STAT_BUFFER = re.compile(r"^\s*Buffer: (\S{1,256})\s*$", re.MULTILINE)
+_STAT_OVERRUN = re.compile(r"^overrun: ([0-9]{1,20})\s*$", re.MULTILINE)
+
+
+def _cpustat(trace: _Trace, text: str) -> None:
+    """A CPUSTAT option: one CPU's ``per_cpu/cpuN/stats`` text, or the ``Buffer: NAME``
+    line that starts an instance's (trace-cmd writes the top instance's first)."""
+    named = _STAT_BUFFER.search(text)
+    if named is not None:
+        trace.stat_buffer = named[1]
+    overrun = _STAT_OVERRUN.search(text)
+    if overrun is not None:
+        trace.overruns[trace.stat_buffer] = (trace.overruns.get(trace.stat_buffer, 0)
+                                             + int(overrun[1]))
 
 
 def _c_integer(raw: bytes, field: str, where: str) -> int:
@@ -869,6 +891,8 @@ def _events(trace: _Trace, cur: _FileCursor, tally: Tally | None) -> Iterator[Sc
     if trace.tsc is not None:
         mult, shift = trace.tsc
         convert = lambda ts: ts * mult >> shift  # noqa: E731
+    if tally is not None:
+        tally.overwritten += trace.overruns.get(trace.buffer_name, 0)
     streams = [_Stream(data.cpu, _pages(trace, cur, data), layout, convert, trace.path)
                for data in trace.cpus]
     heap = [(s.recs[0][0], i) for i, s in enumerate(streams) if s.next_page()]

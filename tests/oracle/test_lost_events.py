@@ -172,3 +172,32 @@ def test_malformed_lost_events_are_refused(event, field):
     from akita.reference.trace import TraceError
     with pytest.raises(TraceError, match=f"'{field}'"):
         run([event])
+
+
+def test_the_kernels_counter_of_overwritten_records_is_said():
+    lines, origin = capture("fit")
+    header = next(n for n, line in enumerate(lines) if "entries-in-buffer" in line)
+    assert lines[header].startswith("# entries-in-buffer/entries-written: 213/213")
+    lines[header] = lines[header].replace("213/213", "213/300")
+    host = load_host(DATA / "fit.toml")
+    report = conform_stream(host, io.BytesIO("".join(lines).encode()), policy="edf",
+                            placement="trace", origin_ns=origin)
+    assert report.capture_overwritten == 87 and report.lost == 0
+    assert report.as_json()["lost_events"]["capture_overwritten"] == 87
+    assert "the capture's buffer overwrote 87 records before its first" in report.summary()
+
+
+@pytest.mark.parametrize("name", ["dl.v6.dat", "dl.v7.dat"])
+def test_a_trace_dat_buffers_overrun_counter_is_said(name):
+    """trace-cmd saves each CPU's tracefs stats (CPUSTAT options), the instance's after a
+    'Buffer: NAME' line; the chosen buffer's overrun is the records it overwrote."""
+    from akita.oracle.kernel import Tally
+    from akita.oracle.tracedat import read_tracedat
+    data = (ROOT / "tests" / "data" / "instance" / name).read_bytes()
+    at = [i for i in range(len(data)) if data.startswith(b"\noverrun: 0\n", i)]
+    assert len(at) == 4  # two CPUs of the top buffer, then two of the instance
+    data = data[:at[3]] + b"\noverrun: 7\n" + data[at[3] + 12:]
+    for buffer, expected in ((None, 7), ("top", 0)):
+        tally = Tally()
+        list(read_tracedat(io.BytesIO(data), path=name, tally=tally, buffer=buffer))
+        assert tally.overwritten == expected
