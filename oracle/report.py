@@ -66,7 +66,7 @@ class ConformanceReport:
     tolerated: dict[str, tuple[int, int]] = attrs.Factory(dict)
     #: the VMs of the host that declare an IO quality (R14, :mod:`akita.model.ioq`).
     ioq_vms: tuple[str, ...] = ()
-    #: holes in the trace's records (``lost`` events, :mod:`.kernel`), the first of them
+    #: holes in the trace's records (``lost`` events, :mod:`akita.oracle.kernel`), the first of them
     #: with their instants, and the violations they explain, withheld, by rule.
     lost: int = 0
     lost_at: tuple[dict[str, Any], ...] = ()

@@ -59,9 +59,24 @@ What is read
 
 Only what scheduler events need: the page layout (:mod:`.ringbuffer`),
 the formats of the ``sched`` system's events (:mod:`.eventformat`), the
-clock options and the top instance's CPU data.  Kallsyms, printk formats,
-command lines and other trace instances are skipped (an event carries
-its tasks' names itself).  The kept events are ``sched:sched_switch`` (a
+clock options, one buffer's CPU data and its CPUs' ``overrun`` counters
+(CPUSTAT options: records the ring buffer overwrote, counted in the tally).
+Kallsyms, printk formats and command lines are skipped (an event carries
+its tasks' names itself).
+
+Buffers
+-------
+
+A file holds the top trace instance's buffer and one per instance recorded
+with ``-B NAME`` (BUFFER options: in version 6 the offset of the
+instance's ``flyrecord`` CPU table, laid out as the top one's; in version 7
+the table itself, with the instance's clock and page size).  ``trace-cmd
+extract -B NAME`` leaves the top buffer empty.  One buffer is read: the one
+named (:data:`TOP`, ``"top"``, for the top one), else the top one if it
+holds records, else the one instance that does; several instances with
+records and an empty top one are refused, naming them (their records may be
+the same events twice).  An instance's clock (version 7) is its own, not
+the top one's ``trace_clock``.  The kept events are ``sched:sched_switch`` (a
 ``switch``: ``prev_comm``, ``prev_pid``, ``prev_state``, ``next_comm``,
 ``next_pid``), ``sched:sched_wakeup`` and ``sched:sched_wakeup_new``
 (``comm``, ``pid``, ``target_cpu``; a wakeup whose older ``success`` field
@@ -106,9 +121,12 @@ Whatever the bytes, reading either yields events or raises one
 (``trace.dat@0x1a2c0``): a bad magic, an unknown version, a truncated
 file, a size past the end of the file or its section, a missing
 ``sched_switch`` format, a clock not in ns, a page whose commit runs past
-the page, a record past its page's commit, a page before which the kernel
-lost events (a trace with a hole cannot be checked), compressed data that
-does not inflate to its stated size.  The stream must be a binary file
+the page, a record past its page's commit, compressed data that
+does not inflate to its stated size, a ``--buffer`` the file does not have
+or, with none named, records in several instances and none in the top one.
+A page before which the kernel lost events is read, preceded by a ``lost``
+:class:`~.kernel.SchedEvent` with the count the page stores, if it does
+(:mod:`akita.oracle.kernel`, "Lost events").  The stream must be a binary file
 object that can seek (it is read out of order).
 """
 

@@ -24,7 +24,7 @@ __all__ = ["INPUTS", "DECISIONS", "LOST", "validate"]
 INPUTS = frozenset({"wake", "block", "complete"})
 #: Events that are its decisions and bookkeeping.
 DECISIONS = frozenset({"dispatch", "idle", "mode", "temperature", "release", "exhaust"})
-#: An event about the trace itself: records of a pCPU were not written (:mod:`.kernel`).
+#: An event about the trace itself: records of a pCPU were not written (:mod:`akita.oracle.kernel`).
 LOST = "lost"
 
 #: Events with no field to check but their vCPU, and events with values to check.
