@@ -469,3 +469,11 @@ def test_the_buffer_of_a_trace_instance(capsys):
                     "0 records, none of them a scheduler event")
     one_line_exit_2(capsys, ["conform", f"{INSTANCE}/dl.toml", f"{SCHED_DEADLINE}/fit.txt",
                              "--buffer", "top"], "field '--buffer'")
+
+
+def test_the_conform_tables_choices_are_the_oracles():
+    """One place per idea: the host file accepts exactly the oracle's rule sets and placements."""
+    from akita.model.host_file import CONFORM_CHOICES
+    from akita.oracle.oracle import POLICIES
+    from akita.oracle.placement import PLACEMENTS
+    assert CONFORM_CHOICES == {"policy": tuple(POLICIES), "placement": tuple(PLACEMENTS)}
