@@ -22,6 +22,11 @@ The format (documented in ``docs/host-file.rst``)::
     "4242" = "memcached/0"
     "qemu-batch" = "batch/0"
 
+    [conform]            # optional: how akita conform judges this host's traces
+    policy = "edf"       # "akita" | "edf"
+    placement = "trace"  # "first-fit" | "trace"
+    origin = "5192.169386558"   # kernel seconds, as ftrace prints them
+
 Reading is strict: unknown keys, missing keys and values of the wrong kind
 are refused with a :class:`~.errors.ModelError` that names the file, the VM
 and the field.  A preset fills in criticality, period and budgets; if an
@@ -54,9 +59,16 @@ from .share import Share
 from .vm import VM
 from .workload import Workload
 
-__all__ = ["load_host", "loads_host", "dumps_host", "host_json", "parse_fraction", "parse_workload"]
+__all__ = ["load_host", "loads_host", "load_conform", "dumps_host", "host_json",
+           "parse_fraction", "parse_workload", "CONFORM_CHOICES"]
 
-_TOP_KEYS = ("host", "vm", "trace_map")
+_TOP_KEYS = ("host", "vm", "trace_map", "conform")
+#: The keys of ``[conform]`` with a fixed set of values (the oracle's rule sets and
+#: placements, :data:`akita.oracle.oracle.POLICIES`, :data:`akita.oracle.placement.PLACEMENTS`).
+CONFORM_CHOICES: dict[str, tuple[str, ...]] = {
+    "policy": ("akita", "edf"), "placement": ("first-fit", "trace")}
+#: ``[conform] origin``: seconds as ftrace prints them.
+_SECONDS = re.compile(r"[0-9]{1,12}\.[0-9]{1,9}")
 #: The scheduler options, in the order of the fields of :class:`~.options.SchedulerOptions`.
 _OPTIONS = attrs.fields(SchedulerOptions)
 _OPTION_KEYS = tuple(option.name for option in _OPTIONS)
@@ -130,6 +142,45 @@ def loads_host(text: str, *, path: str = "<string>", base: str | None = None) ->
         return _host(document, base if base is not None else os.getcwd())
     except ModelError as error:
         raise error.located(path=path) from None
+
+
+def load_conform(path: str | os.PathLike[str]) -> dict[str, str]:
+    """The ``[conform]`` table of the host file at *path* (empty if it has none), checked.
+
+    It is not part of the :class:`~.host.Host`: it says how ``akita conform``
+    judges the host's traces -- ``policy``, ``placement`` and ``origin`` (a
+    kernel trace's ``t = 0``, in seconds as ftrace prints them) -- where the
+    command line does not say.
+
+    :raises ModelError: naming the file and the field ``conform.KEY``.
+    """
+    shown = os.fspath(path)
+    text = read_bounded(path)
+    check_text(text, path=shown)
+    try:
+        document = tomllib.loads(text.removeprefix("\ufeff"))
+    except (tomllib.TOMLDecodeError, ValueError, RecursionError) as error:
+        raise HostFileError("toml", str(error).split(":")[0], "valid TOML", path=shown) from None
+    try:
+        return _conform(document.get("conform", {}))
+    except ModelError as error:
+        raise error.located(path=shown) from None
+
+
+def _conform(table: object) -> dict[str, str]:
+    """The ``[conform]`` table: known keys, each a string of the values it may take."""
+    if not isinstance(table, dict):
+        raise ModelError("conform", table, "a [conform] table")
+    _unknown_keys(table, tuple(CONFORM_CHOICES) + ("origin",), "conform", None)
+    for key, value in table.items():
+        field = f"conform.{key}"
+        choices = CONFORM_CHOICES.get(key)
+        if choices is not None and value not in choices:
+            raise ModelError(field, value, "one of " + ", ".join(repr(c) for c in choices))
+        if key == "origin" and (not isinstance(value, str) or _SECONDS.fullmatch(value) is None):
+            raise ModelError(field, value, "seconds as ftrace prints them, as a string, "
+                             "e.g. \"5192.169386558\"")
+    return dict(table)
 
 
 def _bounded(value: object, field: str, vm: str | None = None) -> None:
@@ -493,6 +544,7 @@ def _host(document: dict, base: str) -> Host:
                              f"at most {MAX_TOTAL_VCPUS} vCPUs on the host in all "
                              f"(the VMs before this one have {total - vm.vcpus})", vm=vm.name)
         vms.append(vm)
+    _conform(document.get("conform", {}))  # checked here too: a bad table is bad input
     return Host(pcpus=pcpus, vms=vms, test=test, options=_options(section),
                 trace_map=_trace_map(document.get("trace_map", {})))
 

@@ -16,6 +16,7 @@ A trace is one of four formats (:data:`FORMATS`), each with its reader:
    Xen's binary scheduler records (:mod:`.xentrace`; needs the cycle
    counter's frequency, ``cpu_hz``).
 
+A gzip, xz or zstd file is read as the trace inside it (:mod:`.compressed`).
 ``"auto"`` tells them apart by the file's first bytes: the ``trace.dat``
 magic, a ``xentrace`` CPU-change record, a JSON first line, else a line of
 one of the text forms.  The three kernel formats (ftrace, trace.dat,
@@ -41,10 +42,12 @@ from __future__ import annotations
 from os import PathLike
 from typing import IO, Any, BinaryIO, Callable, Iterable, Iterator, Literal, Mapping, TextIO, cast
 
-from akita.model import Host
+import attrs
+from akita.model import Host, format_duration
 from akita.model.errors import ModelError
 from akita.reference.trace import TraceError, text_lines
 
+from .compressed import decompressed, peek, spooled
 from .ftrace import FtraceTally, looks_like_ftrace, read_ftrace
 from .jsonl import read_jsonl
 from .kernel import Tally, akita_events, check_mapping, check_origin
@@ -85,7 +88,7 @@ def conform_stream(
     end: int | None = None, reports: Iterable[str] | None = None, tolerance: int | None = None,
     ties: str = "any", policy: str = "akita", keep: int = 10, window: int = 8,
     progress: Callable[[int], None] | None = None, placement: PlacementMode = "first-fit",
-    timeline: TextIO | None = None, cpu_hz: int | None = None,
+    timeline: TextIO | None = None, cpu_hz: int | None = None, buffer: str | None = None,
 ) -> ConformanceReport:
     """Check the trace read from *stream* (named *path* in errors) against *host*'s rules.
 
@@ -104,19 +107,31 @@ def conform_stream(
     :param placement: ``"first-fit"`` or ``"trace"`` (:mod:`akita.oracle.placement`).
     :param timeline: a text stream for the Perfetto timeline with the violations marked.
     :param cpu_hz: ``xentrace``: the cycle counter's frequency in Hz.
+    :param buffer: ``trace.dat``: the trace instance to read (``"top"`` or its name;
+        default: :func:`~.tracedat.read_tracedat` chooses).
     :raises TraceError: a line or record that is not what the format requires,
         located; or a trace with nothing the oracle could judge (see above).
     """
     if trace_format not in FORMATS:
         raise ModelError("--format", trace_format, f"one of {', '.join(FORMATS)}")
     lines: Iterator[str] | None = None
+    stream, codec = decompressed(stream, path)
     if trace_format == "auto":
         trace_format = _binary(stream) or "auto"
+    if codec is not None and trace_format in ("trace.dat", "xentrace"):
+        stream = spooled(stream, path, codec)  # read out of order: seekable
     if trace_format in ("auto", "jsonl", "ftrace"):
         trace_format, lines = _text(stream, path, trace_format)
     mapping = dict(host.trace_map) | dict(trace_map or {})
     if trace_format in KERNEL_FORMATS and not mapping:
-        raise _no_map(path)
+        seen = FtraceTally() if trace_format == "ftrace" else Tally()
+        for _ in _kernel(stream, lines, path, trace_format, {}, origin_ns, seen, cpu_hz,
+                         buffer):
+            pass  # every task counted, to name the busiest in the refusal
+        raise _no_map(path, seen)
+    if buffer is not None and trace_format != "trace.dat":
+        raise ModelError("--buffer", buffer, f"no buffer for a {trace_format} trace (trace "
+                         "instances are a trace.dat's)")
     if trace_format == "xentrace" and cpu_hz is None:
         raise ModelError("--cpu-hz", "nothing", "for a xentrace capture, the cycle counter's "
                          "frequency in Hz (xl info's cpu_mhz x 10**6)")
@@ -134,8 +149,10 @@ def conform_stream(
         default_reports: tuple[str, ...] = tuple(sorted(DECISIONS))
     else:
         tally = FtraceTally() if trace_format == "ftrace" else Tally()
-        events = _kernel(stream, lines, path, trace_format, mapping, origin_ns, tally, cpu_hz)
+        events = _kernel(stream, lines, path, trace_format, mapping, origin_ns, tally, cpu_hz,
+                         buffer)
         default_reports = FTRACE_REPORTS
+    given_end = end
     source = "given"
     if tolerance is None:
         tolerance, source = default_tolerance(kernel=trace_format != "jsonl")
@@ -143,33 +160,29 @@ def conform_stream(
                      reports=default_reports if reports is None else tuple(reports),
                      keep=keep, window=window, path=path, progress=progress, policy=policy,
                      phases=phases, tolerance_source=source, placement=placement,
-                     timeline=timeline,
+                     timeline=timeline, resync=trace_format in KERNEL_FORMATS,
                      unit="event" if trace_format in ("trace.dat", "xentrace") else "line")
     if tally is not None:
         diagnose(tally, mapping, path, trace_format)
+        report = attrs.evolve(report, capture_lost_marks=tally.lost_marks,
+                              capture_lost_records=tally.lost_records,
+                              capture_overwritten=tally.overwritten)
+    if given_end is not None and report.start is not None and given_end < report.end:
+        raise TraceError("--end", format_duration(given_end),
+                         f"an end at or after the trace's last event, t = "
+                         f"{format_duration(report.end)} (its first is at t = "
+                         f"{format_duration(report.start)}; t = 0 is the origin)", path=path)
     return report
 
 
 def _binary(stream: IO[Any]) -> TraceFormat | None:
     """``"trace.dat"`` or ``"xentrace"`` if *stream*'s first bytes say so (left unread)."""
-    head = _peek(stream)
+    head = peek(stream, _SNIFF)
     if not isinstance(head, bytes):
         return None
     if is_tracedat(head):
         return "trace.dat"
     return "xentrace" if is_xentrace(head) else None
-
-
-def _peek(stream: IO[Any]) -> bytes | str:
-    """The first bytes of *stream* without consuming them (by peeking, or seeking back)."""
-    if hasattr(stream, "peek"):
-        return stream.peek(_SNIFF)[:_SNIFF]
-    if stream.seekable():
-        where = stream.tell()
-        head = stream.read(_SNIFF)
-        stream.seek(where)
-        return head
-    return ""
 
 
 def _text(stream: IO[Any], path: str, trace_format: TraceFormat
@@ -193,7 +206,7 @@ def _text(stream: IO[Any], path: str, trace_format: TraceFormat
 
 def _kernel(stream: IO[Any], lines: Iterator[str] | None, path: str, trace_format: str,
             mapping: dict[str, str], origin_ns: int | None, tally: Tally,
-            cpu_hz: int | None) -> Iterator[dict]:
+            cpu_hz: int | None, buffer: str | None = None) -> Iterator[dict]:
     """The oracle's events of a kernel trace in *trace_format* (*lines*: a text one's)."""
     if lines is not None:
         return read_ftrace(lines, mapping, origin_ns=origin_ns, path=path, tally=tally)
@@ -203,7 +216,7 @@ def _kernel(stream: IO[Any], lines: Iterator[str] | None, path: str, trace_forma
     checked, origin = check_mapping(mapping), check_origin(origin_ns)
     binary = cast(BinaryIO, stream)  # a byte stream: checked just above
     if trace_format == "trace.dat":
-        records = read_tracedat(binary, path=path, tally=tally)
+        records = read_tracedat(binary, path=path, tally=tally, buffer=buffer)
     else:
         assert cpu_hz is not None
         records = read_xentrace(binary, path=path, cpu_hz=cpu_hz, tally=tally)
@@ -219,9 +232,24 @@ def _first_line(source: Iterator[str], path: str) -> str:
     return first
 
 
-def _no_map(path: str) -> TraceError:
+#: How many tasks a refusal names.
+_TASKS_SHOWN = 6
+
+
+def _tasks(tally: Tally) -> str:
+    """The tasks a trace names most, with their event counts: ``dl_a-11485 (120 events)``."""
+    most = tally.most_seen(_TASKS_SHOWN)
+    if not most:
+        return "no task but the idle task"
+    shown = ", ".join(f"{name} ({n} event{'' if n == 1 else 's'})" for name, n in most)
+    more = len(tally.tasks) - len(most)
+    return shown + (f" and {more} more" if more > 0 else "")
+
+
+def _no_map(path: str, tally: Tally) -> TraceError:
     return TraceError("--map", "no mapping", "for a kernel trace, the tasks that run vCPUs: "
-                      "--map TASK=VM/i, or a [trace_map] table in the host file", path=path)
+                      "--map TASK=VM/i (a pid or comm), or a [trace_map] table in the host "
+                      f"file; the trace's tasks, busiest first: {_tasks(tally)}", path=path)
 
 
 def diagnose(tally: Tally, mapping: Mapping[str, str], path: str, trace_format: str) -> None:
@@ -242,10 +270,10 @@ def diagnose(tally: Tally, mapping: Mapping[str, str], path: str, trace_format: 
                          "(sched_switch, sched_wakeup, sched_migrate_task)",
                          f"a trace of the scheduler's events: record with {how}", path=path)
     if not tally.mapped:
-        tasks = ", ".join(tally.unmapped) or "only idle tasks"
         keys = ", ".join(sorted(mapping)[:5])
-        raise TraceError("--map", f"{tally.kept} events of tasks {tasks}, none mapped",
-                         f"a task of the trace mapped to a vCPU (the map names {keys})",
+        raise TraceError("--map", f"{tally.kept} events, none of a mapped task",
+                         f"a task of the trace mapped to a vCPU (the map names {keys}; the "
+                         f"trace's tasks, busiest first: {_tasks(tally)})",
                          path=path)
     if not tally.kinds["wakeup"] + tally.kinds["wakeup_new"]:
         raise TraceError("", f"{tally.kinds['switch']} switches and no wakeup",

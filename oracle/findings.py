@@ -32,9 +32,17 @@ def ns(value: int | Fraction) -> str:
 
 
 class Finding:
-    """A disallowed state since *since*: the rule, what was allowed, what was done."""
+    """A disallowed state since *since*: the rule, what was allowed, what was done.
 
-    __slots__ = ("since", "rule", "allowed", "did", "text", "reported", "evidence")
+    While it stays open the disallowed state may change -- a pCPU idles while
+    a vCPU is runnable (R7), then runs the wrong one (R4) -- and each change
+    starts a new *part* (:meth:`turn`).  It is reported as its longest part
+    (:meth:`longest`): the deviation that lasted longest in its window, from
+    when that part began, not whatever its first instant showed.
+    """
+
+    __slots__ = ("since", "rule", "allowed", "did", "text", "reported", "evidence", "_part",
+                 "_best", "_best_ns")
 
     def __init__(self, since: int, rule: str, allowed: tuple[str, ...], did: str, text: str):
         self.since, self.rule, self.allowed, self.did, self.text = since, rule, allowed, did, text
@@ -42,6 +50,29 @@ class Finding:
         #: the trace that led up to it, its last line and that line's position
         #: (set by the oracle when it opens the finding).
         self.evidence: tuple[tuple[dict[str, Any], ...], int | None, int] = ((), None, 0)
+        self._part: Finding = self  # the deviation now
+        self._best: Finding = self  # the longest part that has ended, and how long it lasted
+        self._best_ns = -1
+
+    def turn(self, now: Finding) -> bool:
+        """The disallowed state is *now* from ``now.since`` on; whether it is a new part
+        (another rule, another vCPU run, or other vCPUs allowed)."""
+        part = self._part
+        if (now.rule, now.did, now.allowed) == (part.rule, part.did, part.allowed):
+            return False
+        self._end(now.since)
+        self._part = now
+        return True
+
+    def longest(self, t: int) -> Finding:
+        """The part that lasted longest up to *t* (the earliest of equals)."""
+        self._end(t)
+        return self._best
+
+    def _end(self, t: int) -> None:
+        part = self._part
+        if t - part.since > self._best_ns:
+            self._best, self._best_ns = part, t - part.since
 
 
 def mode_finding(cpu: ShadowCPU, t: int) -> Finding:

@@ -117,15 +117,21 @@ times are in order.
 Comment lines, blank lines, other events and text that is no event line
 are skipped.  A line of a kept event that cannot be read is refused with a
 :class:`~.kernel.KernelTraceError` naming the file and line, the part that
-failed, what was expected and what was got; so is a ``[LOST n EVENTS]``
-(kernel) or ``[n EVENTS DROPPED]`` (trace-cmd) line, since a trace with a
-hole cannot be checked, and numbers beyond the ceilings of
+failed, what was expected and what was got, and so are numbers beyond the ceilings of
 :doc:`/trace-format` (a CPU of more than :data:`MAX_INDEX_DIGITS` digits, a
 time of more than 12 digits before the point or 9 after, a comm of more
 than 64 characters).  A time is read digit by digit into integer
 nanoseconds (:func:`parse_seconds`).  The reader holds one line, the last
 event's time and a bounded cache of tasks, whatever the length of the
 trace, and its work on a line is linear in the line's length.
+
+A ``CPU:N [LOST n EVENTS]`` (kernel) or ``CPU:N [n EVENTS DROPPED]``
+(trace-cmd) line is the capture's own record of a hole: it becomes a
+``lost`` event of CPU ``N``, dated at the last event read, with the count
+(:mod:`akita.oracle.kernel`, "Lost events").  The kernel's header line
+``# entries-in-buffer/entries-written: A/B`` says that ``B - A`` older
+records were overwritten before the first one: counted
+(:attr:`~.kernel.Tally.overwritten`).
 
 :func:`read_ftrace` is these events through :func:`~.kernel.akita_events`:
 the oracle's events, with the mapping from tasks to vCPUs.
@@ -185,7 +191,12 @@ _HEADER = re.compile(
 )
 _KEPT_AFTER_TIME = re.compile(r"(?:\d|us\S?)\s?:\s+(?:\(\+\d+\)\s+)?(?:sched:)?(?:sched_switch|"
                               r"sched_wakeup|sched_wakeup_new|sched_migrate_task):")
-_LOST = re.compile(r"\[(?:LOST \d+ EVENTS|(?:\d+ )?EVENTS DROPPED)\]")
+_LOST = re.compile(r"\[(?:LOST (?P<lost>\d{1,20}) EVENTS|(?:(?P<dropped>\d{1,20}) )?EVENTS DROPPED)\]")
+#: The kernel's header line of its buffer's counters (``tracing_stats`` in kernel/trace/trace.c).
+_ENTRIES = re.compile(r"# entries-in-buffer/entries-written: ([0-9]{1,20})/([0-9]{1,20})")
+#: The CPU of a lost-events line: ``CPU:1 [LOST 42 EVENTS]`` (kernel), ``CPU:1 [42 EVENTS
+#: DROPPED]`` (trace-cmd report).
+_LOST_CPU = re.compile(r"CPU:\s?(?P<cpu>[0-9]{1,%d})\s+\[" % MAX_INDEX_DIGITS)
 _SECONDS = re.compile(r"(?P<whole>\d{1,12})\.(?P<fraction>\d{1,9})")
 _SCALE = tuple(10 ** (9 - n) for n in range(10))  # ns per unit of a fraction of n digits
 _FIRST = re.compile(r"\s*(?:#|cpus=\d+\s*$|version\s*=\s*\d+\s*$|<!doctype\s+html|<html)",
@@ -307,9 +318,14 @@ def _events(lines: Iterable[str], path: str, tally: Tally) -> Iterator[SchedEven
         while at >= 0 and not text.startswith(_KEPT, at):
             at = text.find("sched_", at + 6)
         if at < 0:
-            if "EVENTS" in text and _LOST.search(text):
-                raise KernelTraceError("trace", text.strip(), "a complete trace (events were "
-                                       "lost: enlarge buffer_size_kb)", path=f"{path}:{number}")
+            if text.startswith("# entries-in-buffer/entries-written:"):
+                entries = _ENTRIES.match(text)
+                if entries is not None:
+                    tally.overwritten += max(int(entries[2]) - int(entries[1]), 0)
+                continue
+            lost = _LOST.search(text) if "EVENTS" in text else None
+            if lost is not None:
+                yield _lost(text, lost, last[0], f"{path}:{number}", number)
             continue
         fast, slow, decode = _READERS[text[at + 6]]
         m = fast.match(text, max(text.rfind("[", 0, at), 0)) or slow.match(text)
@@ -324,6 +340,18 @@ def _events(lines: Iterable[str], path: str, tally: Tally) -> Iterator[SchedEven
         event = decode(fields, ns, f"{path}:{number}", number, task)
         if event is not None:
             yield event
+
+
+def _lost(text: str, lost: re.Match, ns: int, where: str, number: int) -> SchedEvent:
+    """A record of lost events, of the CPU it names, dated at the last event read."""
+    cpu = _LOST_CPU.search(text)
+    if cpu is None:
+        raise KernelTraceError("trace", text.strip(), "a lost-events line naming its CPU, "
+                               "'CPU:N [LOST n EVENTS]' or 'CPU:N [n EVENTS DROPPED]'",
+                               path=where)
+    count = lost["lost"] or lost["dropped"]
+    return SchedEvent(max(ns, 0), int(cpu["cpu"]), "lost", where, number,
+                      count=None if count is None else int(count))
 
 
 def _backwards(fields: tuple, last: tuple[int, tuple, int], where: str) -> KernelTraceError:

@@ -23,6 +23,27 @@ is the one place that turns such a stream into the oracle's events
   dispatch says where the task runs); it is counted, so that a report can
   say whether the trace recorded migrations.
 
+Lost events
+-----------
+
+A kernel does not always write every record: a ring buffer that overflows
+drops them and says so (the kernel's ``[LOST n EVENTS]`` line, trace-cmd's
+``[n EVENTS DROPPED]``, a ring-buffer page's missed-events flag; a ``lost``
+:class:`SchedEvent`), and a guest kernel under load has been seen to drop
+``sched_switch`` records and say nothing.  Every switch names the task it
+switches *from* (``prev``), which must be the task the CPU's last switch
+switched *to*: where they differ, at least one switch of that CPU was not
+written.  Either way, the CPU's state from its last known switch (``since``)
+to the first switch after the hole is unknown; that switch is turned into
+a ``lost`` event of the CPU, ``{"t", "cpu", "event": "lost", "since"[,
+"vcpu"][, "count"]}``, ahead of its ``block`` and ``dispatch`` or
+``idle``: ``vcpu`` is the vCPU the CPU was found running (absent: the idle
+task or an unmapped one), ``count`` the records the capture says it lost,
+if it says.  The oracle resynchronises on it and withholds what the hole
+would make it find (:mod:`akita.oracle.oracle`); a hole that no later
+switch of its CPU closes is reported at the stream's last instant.  The
+first :data:`Tally.LOST_SHOWN` holes are kept in :attr:`Tally.lost_at`.
+
 The *mapping* says which task runs which vCPU: a key is a task's ``pid``
 (decimal for Linux, ``d1v0`` for a Xen vCPU) or its ``comm``; a pid key
 wins.  Unmapped tasks are invisible: a CPU running one is idle to the oracle.
@@ -50,7 +71,7 @@ from akita.reference.trace import TraceError
 __all__ = ["Task", "SchedEvent", "SchedKind", "Tally", "KernelTraceError", "akita_events",
            "check_mapping", "check_origin"]
 
-SchedKind = Literal["switch", "wakeup", "wakeup_new", "migrate"]
+SchedKind = Literal["switch", "wakeup", "wakeup_new", "migrate", "lost"]
 
 
 class KernelTraceError(TraceError):
@@ -93,6 +114,8 @@ class SchedEvent:
     :ivar next: ``switch``: the task switched in (``None``: the idle task).
     :ivar task: ``wakeup``, ``wakeup_new``, ``migrate``: the task.
     :ivar target_cpu: ``wakeup``: the CPU it is queued on; ``migrate``: the CPU it moves to.
+    :ivar count: ``lost``: the records the capture says were lost before this
+        point of *cpu*'s buffer (``None``: it does not say how many).
     """
 
     ns: int
@@ -105,6 +128,7 @@ class SchedEvent:
     next: Task | None = None
     task: Task | None = None
     target_cpu: int | None = None
+    count: int | None = None
 
 
 class Tally:
@@ -115,22 +139,62 @@ class Tally:
     :ivar mapped: oracle events of mapped tasks yielded (``dispatch``, ``block``, ``wake``).
     :ivar unmapped: the first few tasks (``comm-pid``) seen that the mapping does not name.
     :ivar before_origin: scheduler events skipped because they lie before the origin.
+    :ivar tasks: every task seen (``comm-pid``), with how many events named it.
+    :ivar lost: holes found (a switch whose ``prev`` is not the CPU's last
+        ``next``, or a capture's own record of lost events).
+    :ivar lost_records: records the capture itself says were lost (known counts summed).
+    :ivar lost_marks: the capture's own lost-event records, counted or not.
+    :ivar lost_at: the first :data:`LOST_SHOWN` holes: ``(t, cpu, since)``
+        on the oracle's time axis.
+    :ivar overwritten: records the capture's ring buffer overwrote before its
+        first record, by tracefs's own counters (``entries-written`` less
+        ``entries-in-buffer``; a trace.dat's per-CPU ``overrun``): lost from
+        before the trace begins, so no hole in it, but said.
     """
 
     #: How many unmapped task names are kept.
     NAMES = 5
+    #: How many distinct tasks are counted (for the "no mapping" message).
+    TASKS = 4096
+    #: How many holes are kept with their instants.
+    LOST_SHOWN = 20
 
     def __init__(self) -> None:
         self.records = 0
-        self.kinds: dict[str, int] = {"switch": 0, "wakeup": 0, "wakeup_new": 0, "migrate": 0}
+        self.kinds: dict[str, int] = {"switch": 0, "wakeup": 0, "wakeup_new": 0, "migrate": 0,
+                                      "lost": 0}
         self.mapped = 0
         self.unmapped: list[str] = []
         self.before_origin = 0
+        self.tasks: dict[str, int] = {}
+        self.lost = 0
+        self.lost_records = 0
+        self.lost_marks = 0
+        self.lost_at: list[tuple[int, int, int]] = []
+        self.overwritten = 0
+
+    def saw(self, task: Task) -> None:
+        """Count an event naming *task* (at most :data:`TASKS` distinct tasks)."""
+        name = f"{task.comm}-{task.pid}"
+        if name in self.tasks:
+            self.tasks[name] += 1
+        elif len(self.tasks) < self.TASKS:
+            self.tasks[name] = 1
+
+    def most_seen(self, n: int = 5) -> list[tuple[str, int]]:
+        """The *n* tasks named by the most events, most first (then by name)."""
+        return sorted(self.tasks.items(), key=lambda item: (-item[1], item[0]))[:n]
+
+    def hole(self, t: int, cpu: int, since: int) -> None:
+        """Count a hole of *cpu* from *since* to *t*."""
+        self.lost += 1
+        if len(self.lost_at) < self.LOST_SHOWN:
+            self.lost_at.append((t, cpu, since))
 
     @property
     def kept(self) -> int:
-        """Scheduler events read, of every kind."""
-        return sum(self.kinds.values())
+        """Scheduler events read (switches, wakeups, migrations)."""
+        return sum(n for kind, n in self.kinds.items() if kind != "lost")
 
     def saw_unmapped(self, task: Task) -> None:
         name = f"{task.comm}-{task.pid}"
@@ -179,10 +243,12 @@ def akita_events(events: Iterable[SchedEvent], mapping: Mapping[str, str], *,
     idle: dict[int, bool] = {}  # per CPU: whether its last event was an idle
     last: SchedEvent | None = None
     origin = origin_ns
+    holes = _Holes(tally)
 
     def vcpu_of(task: Task | None) -> str | None:
         if task is None:
             return None
+        tally.saw(task)
         found = mapping.get(task.pid)
         found = found if found is not None else mapping.get(task.comm)
         if found is None:
@@ -196,14 +262,24 @@ def akita_events(events: Iterable[SchedEvent], mapping: Mapping[str, str], *,
                                    f"({last.where}): the trace is not in time order",
                                    path=e.where)
         last = e
+        if e.kind == "lost":
+            tally.lost_marks += 1
+            tally.lost_records += e.count or 0
         if origin is None:
             origin = e.ns
         elif e.ns < origin:
             tally.before_origin += 1
+            holes.forget(e)
             continue
         t = e.ns - origin
-        if e.kind == "switch":
+        if e.kind == "lost":
+            holes.mark(e.cpu, e.count)
+        elif e.kind == "switch":
             prev = vcpu_of(e.prev)
+            hole = holes.check(e, t, prev)
+            if hole is not None:
+                idle[e.cpu] = False  # the oracle is told afresh what the CPU does
+                yield hole
             if prev is not None and not e.prev_runnable:
                 tally.mapped += 1
                 yield {"t": t, "cpu": e.cpu, "event": "block", "vcpu": prev, "line": e.line}
@@ -221,3 +297,68 @@ def akita_events(events: Iterable[SchedEvent], mapping: Mapping[str, str], *,
                 tally.mapped += 1
                 cpu = e.cpu if e.target_cpu is None else e.target_cpu
                 yield {"t": t, "cpu": cpu, "event": "wake", "vcpu": woken, "line": e.line}
+    if last is not None and origin is not None:
+        yield from holes.unclosed(max(last.ns - origin, 0), last.line)
+
+
+_UNKNOWN = Task("?", "?")  # a CPU whose running task a lost record hid
+
+
+class _Holes:
+    """Each CPU's running task by its switches, to find the switches a trace did not write.
+
+    Per CPU: the task its last switch switched to (``None``: idle;
+    :data:`_UNKNOWN` after a capture's own lost-events record), when, and the
+    records the capture said it lost since.
+    """
+
+    def __init__(self, tally: Tally) -> None:
+        self.tally = tally
+        self.running: dict[int, Task | None] = {}
+        self.known: dict[int, int] = {}  # the instant of the CPU's last switch (oracle time)
+        self.count: dict[int, int | None] = {}
+
+    def forget(self, e: SchedEvent) -> None:
+        """A switch before the origin still says what the CPU runs (not when: t is 0 then)."""
+        if e.kind == "switch":
+            self.running[e.cpu] = e.next
+            self.known[e.cpu] = 0
+        elif e.kind == "lost":
+            self.mark(e.cpu, e.count)
+
+    def mark(self, cpu: int, count: int | None) -> None:
+        """The capture says records of *cpu* were lost here."""
+        if cpu in self.running:
+            had = self.count.get(cpu, 0)
+            self.count[cpu] = None if count is None or had is None else had + count
+            self.running[cpu] = _UNKNOWN
+
+    def check(self, e: SchedEvent, t: int, prev_vcpu: str | None) -> dict | None:
+        """The ``lost`` event ahead of switch *e* at *t*, if its CPU's records have a hole."""
+        cpu = e.cpu
+        believed = self.running.get(cpu, e.prev)
+        self.running[cpu] = e.next
+        since = self.known.get(cpu, t)
+        self.known[cpu] = t
+        same = (believed is None and e.prev is None) or (
+            believed is not None and e.prev is not None and believed.pid == e.prev.pid)
+        if same:
+            return None
+        return self._event(t, cpu, since, prev_vcpu, e.line)
+
+    def _event(self, t: int, cpu: int, since: int, vcpu: str | None, line: int) -> dict:
+        self.tally.hole(t, cpu, since)
+        event: dict = {"t": t, "cpu": cpu, "event": "lost", "since": since}
+        if vcpu is not None:
+            event["vcpu"] = vcpu
+        count = self.count.pop(cpu, None)
+        if count is not None:
+            event["count"] = count
+        event["line"] = line
+        return event
+
+    def unclosed(self, t: int, line: int) -> Iterator[dict]:
+        """The holes no later switch of their CPU closed, as of the last instant *t*."""
+        for cpu in sorted(self.running):
+            if self.running[cpu] is _UNKNOWN:
+                yield self._event(t, cpu, self.known.get(cpu, t), None, line)

@@ -34,6 +34,19 @@ never later ones), and the line of the last of them.  Violations are kept
 and listed in the order they began -- by time, then by trace line -- so a
 cause comes before its consequences, whichever was noticed first.
 
+Lost events.  A kernel's trace may lack records (:mod:`akita.oracle.kernel`, "Lost
+events"): a ``lost`` event of a pCPU at ``t`` says its state from ``since``
+to ``t`` is unknown.  With ``resync`` (kernel traces), violations are held
+per pCPU until the pCPU's next decision confirms the oracle's account (a
+switch whose ``prev`` is the task the oracle has running); a ``lost``
+event instead *withholds* every held violation of its pCPU that began at
+or after ``since``, drops the findings open since then, sets the pCPU
+running the vCPU it names (or nothing), charges no budget for the hole,
+and withholds the violations of that pCPU that begin before each of its
+vCPUs' next period start (until then their budgets are unknown).
+Withheld violations are counted by rule (:attr:`Oracle.withheld`), never
+reported; the holes are counted with their instants (:attr:`Oracle.lost_at`).
+
 The work is bounded by the input: the oracle steps through every period
 start of every vCPU, so a trace's span may cover at most
 :data:`SPAN_PERIODS` period starts, plus :data:`PERIODS_PER_EVENT` per
@@ -63,7 +76,7 @@ from akita.reference.trace import TraceError
 from .findings import Finding, dispatch_finding, mode_finding, ns, temperature_finding
 from .phases import resolve_oracle_phases
 from .shadow import Choice, ShadowCPU, ShadowVCPU, allowed, fifo_tie, host_tie
-from .validation import DECISIONS, INPUTS, validate
+from .validation import DECISIONS, INPUTS, LOST, validate
 from .violation import Violation
 
 __all__ = ["Oracle", "DECISIONS", "INPUTS", "POLICIES", "SPAN_PERIODS",
@@ -118,12 +131,17 @@ class Oracle:
         :func:`akita.oracle.phases.trace_phases`); merged with the host's declarations
         by :func:`akita.oracle.phases.resolve_oracle_phases`, which refuses a VM whose
         phase is unknown or claimed other than declared.
+    :param resync: hold each violation until its pCPU's next decision confirms it, and
+        withhold those a ``lost`` event explains (kernel traces; see the module's text).
     """
+
+    #: How many lost events are kept with their instants.
+    LOST_SHOWN = 20
 
     def __init__(self, host: Host, *, tolerance: int = 0, ties: str = "any",
                  reports: Iterable[str] = DECISIONS, keep: int = 10, window: int = 8,
                  policy: str = "akita", phases: Mapping[str, int] | None = None,
-                 placement: Placement | None = None) -> None:
+                 placement: Placement | None = None, resync: bool = False) -> None:
         reports = frozenset(reports)
         if policy not in POLICIES:
             raise TraceError("policy", policy, f"one of {', '.join(POLICIES)}")
@@ -202,6 +220,17 @@ class Oracle:
         self.ambiguous = 0
         self.checks = 0
         self.end = 0
+        self.resync = resync
+        #: lost events read, the first :data:`LOST_SHOWN` of them, and the records they
+        #: say the capture lost.
+        self.lost = 0
+        self.lost_at: list[dict[str, Any]] = []
+        #: violations withheld because a lost event explains them, by rule.
+        self.withheld: Counter[str] = Counter()
+        #: per pCPU: violations held until a decision confirms them, ``(violation,
+        #: position, rank)``; and the span ``[since, until)`` whose violations are withheld.
+        self._held: list[list[tuple[Violation, int, int]]] = [[] for _ in self.cpus]
+        self._blind: list[tuple[int, int] | None] = [None] * host.pcpus
 
     def _place(self, host: Host, claimed: Mapping[str, int] | None) -> None:
         """Each admitted vCPU on its pCPU (first fit's, R12, unless the placement is
@@ -274,6 +303,7 @@ class Oracle:
             for cpu in self.cpus:
                 self._advance(cpu, self.end)
                 self._expire(cpu, self.end)
+                self._confirm(cpu.index, None)
             self._closed = True
         found, self._new = self._new, []
         return found
@@ -309,7 +339,7 @@ class Oracle:
         self._buffer = []
         self._closed_events = self.events - len(events)
         self._current = []
-        touched = sorted({e["cpu"] for e in events})
+        touched = sorted({e["cpu"] for e in events} | self._homes(events))
         nxt = self._next
         for c, point in enumerate(nxt):  # the rule points of the others, while evidence is recent
             if point < t and c not in touched:
@@ -333,6 +363,10 @@ class Oracle:
                     running.runnable and running.due() == t - cpu.synced):
                 decides.add(c)
         self._current = events
+        holes = {e["cpu"] for e in events if e["event"] == LOST}
+        for e in events:
+            if e["event"] == LOST:
+                self._lost(e, t)
         for c in touched:
             cpu = self.cpus[c]
             self._charge(cpu, t, cpu.running is not None and cpu.running.name not in blocks_first)
@@ -353,9 +387,62 @@ class Oracle:
         for c in touched:
             self._settle(self.cpus[c], t, c in dispatched, c in decides)
             nxt[c] = self._next_point(self.cpus[c])
+            if c in dispatched and c not in holes:
+                self._confirm(c, t)
         self._recent.extend(events)
         self._closed_events = self.events
         self._current = []
+
+    def _homes(self, events: list[dict[str, Any]]) -> set[int]:
+        """The home pCPUs of the vCPUs *events* name on another pCPU (a migration, or a
+        wake or block there): checked at once, not when an event next names them (R12, R7)."""
+        homes = set()
+        for e in events:
+            v = self.vcpus.get(e.get("vcpu", ""))
+            if v is not None and v.cpu != e["cpu"]:
+                homes.add(v.cpu)
+        return homes
+
+    def _lost(self, e: dict[str, Any], t: int) -> None:
+        """A hole in pCPU ``e["cpu"]``'s records from ``e["since"]`` to *t*: withhold, resync."""
+        c, since = e["cpu"], e["since"]
+        cpu = self.cpus[c]
+        self.lost += 1
+        if len(self.lost_at) < self.LOST_SHOWN:
+            self.lost_at.append({key: e[key] for key in ("t", "cpu", "since", "vcpu", "count",
+                                                         "line") if key in e})
+        kept = []
+        for held in self._held[c]:
+            if held[0].t >= since:
+                self.withheld[held[0].rule] += 1
+            else:
+                kept.append(held)
+        self._held[c] = kept
+        opened = self._open[c]
+        for key in [key for key, finding in opened.items() if finding.since >= since]:
+            del opened[key]
+        found = self.vcpus.get(e.get("vcpu", ""))
+        cpu.running = found if found is not None and found.cpu == c else None
+        if found is not None and found.cpu == c:
+            found.runnable = True  # it ran until now; a block at this instant says otherwise
+        cpu.synced = t  # no budget is charged for the hole
+        cpu.ran_out = None
+        until = max((v.release + v.period for v in cpu.vcpus), default=t)
+        blind = self._blind[c]
+        if blind is not None and since <= blind[1]:
+            since, until = min(since, blind[0]), max(until, blind[1])
+        self._blind[c] = (since, max(until, t))
+
+    def _confirm(self, c: int, t: int | None) -> None:
+        """pCPU *c*'s account is confirmed up to *t* (``None``: the end): report what it held."""
+        held = self._held[c]
+        if not held:
+            return
+        keep = [item for item in held if t is not None and item[0].t >= t]
+        for violation, position, rank in held:
+            if t is None or violation.t < t:
+                self._record(violation, position, rank)
+        self._held[c] = keep
 
     def _next_point(self, cpu: ShadowCPU) -> int | float:
         """The earliest instant *cpu* has a rule point at (-1 with an open obligation, whose
@@ -577,11 +664,17 @@ class Oracle:
             self.decisions += 1
             if ok and len(options) > 1:
                 self.ambiguous += 1
+        opened = self._open[cpu.index].get("dispatch")
         if ok:
             self._resolve(cpu.index, "dispatch", t)
-        elif "dispatch" not in self._open[cpu.index]:
+        elif opened is None:
             self._opened(cpu.index, "dispatch", dispatch_finding(
                 cpu, t, options, rule, dispatched, self._ok[cpu.index], self._tie_only(cpu)))
+        elif not opened.reported:  # still wrong: perhaps wrong otherwise (a new part)
+            now = dispatch_finding(cpu, t, options, rule, dispatched, self._ok[cpu.index],
+                                   self._tie_only(cpu))
+            if opened.turn(now):
+                now.evidence = self._evidence(t)
         self._ok[cpu.index] = ok
         if cpu.descheduled is not None:
             cpu.descheduled.ins = t
@@ -629,10 +722,10 @@ class Oracle:
         for obligation in self._open[cpu.index].values():
             if not obligation.reported and u - obligation.since > self.tolerance:
                 obligation.reported = True
-                window, line, position = obligation.evidence
-                self._report(Violation(obligation.rule, obligation.since, cpu.index,
-                                       obligation.allowed, obligation.did, obligation.text,
-                                       window, line), position)
+                part = obligation.longest(u)  # named after its longest deviation
+                window, line, position = part.evidence
+                self._report(Violation(part.rule, part.since, cpu.index, part.allowed,
+                                       part.did, part.text, window, line), position)
 
     def _resolve(self, cpu: int, key: str, t: int) -> None:
         """The finding *key* of pCPU *cpu*, if open, is put right at *t*: closed, and
@@ -682,6 +775,18 @@ class Oracle:
                      0 if rule == "R12" else 1)
 
     def _report(self, violation: Violation, position: int, rank: int = 0) -> None:
+        """Record *violation* (:meth:`_record`), or with ``resync`` hold it until its pCPU's
+        account is confirmed -- or withhold it at once if it began in a hole's shadow."""
+        if not self.resync:
+            self._record(violation, position, rank)
+            return
+        blind = self._blind[violation.cpu]
+        if blind is not None and blind[0] <= violation.t < blind[1]:
+            self.withheld[violation.rule] += 1
+            return
+        self._held[violation.cpu].append((violation, position, rank))
+
+    def _record(self, violation: Violation, position: int, rank: int = 0) -> None:
         """Count *violation*; keep it if it is among the ``keep`` that began first.
 
         The order is by time, then trace position, then *rank* (a wrong

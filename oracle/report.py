@@ -66,6 +66,17 @@ class ConformanceReport:
     tolerated: dict[str, tuple[int, int]] = attrs.Factory(dict)
     #: the VMs of the host that declare an IO quality (R14, :mod:`akita.model.ioq`).
     ioq_vms: tuple[str, ...] = ()
+    #: holes in the trace's records (``lost`` events, :mod:`akita.oracle.kernel`), the first of them
+    #: with their instants, and the violations they explain, withheld, by rule.
+    lost: int = 0
+    lost_at: tuple[dict[str, Any], ...] = ()
+    withheld: dict[str, int] = attrs.Factory(dict)
+    #: the capture's own lost-events records, and the records they say were lost
+    #: (known counts summed).
+    capture_lost_marks: int = 0
+    capture_lost_records: int = 0
+    #: records the capture's buffer overwrote before its first (its own counters).
+    capture_overwritten: int = 0
 
     @property
     def total(self) -> int:
@@ -110,6 +121,14 @@ class ConformanceReport:
             "violations": [v.as_json() for v in self.violations],
             "first_of_each_rule": {rule: self.first_of_each_rule[rule].as_json()
                                    for rule in sorted(self.first_of_each_rule, key=_rule_order)},
+            "lost_events": {
+                "count": self.lost, "instants": [dict(item) for item in self.lost_at],
+                "withheld": {rule: self.withheld[rule]
+                             for rule in sorted(self.withheld, key=_rule_order)},
+                "capture_marks": self.capture_lost_marks,
+                "capture_records_lost": self.capture_lost_records,
+                "capture_overwritten": self.capture_overwritten,
+            },
             "unchecked": self.unchecked(),
         }
 
@@ -130,17 +149,39 @@ class ConformanceReport:
                           in sorted(self.tolerated.items(), key=lambda i: _rule_order(i[0])))
         return f"{text}; within it: {parts}"
 
+    def lost_text(self) -> str:
+        """The holes in the trace and what they withheld, for people ("" if none)."""
+        over = (f"the capture's buffer overwrote {self.capture_overwritten} records before "
+                "its first" if self.capture_overwritten else "")
+        if not self.lost and not self.capture_lost_marks:
+            return over
+        if over:
+            over = f"; {over}"
+        text = f"{_count(self.lost, 'lost event')} (switches not written"
+        if self.capture_lost_marks:
+            text += (f"; the capture says {self.capture_lost_records or 'some'} records were "
+                     f"lost at {_count(self.capture_lost_marks, 'place')}")
+        shown = ", ".join(f"{format_duration(item['t'])} on pCPU {item['cpu']}"
+                          for item in self.lost_at[:5])
+        if shown:
+            text += f"; at {shown}" + (" ..." if self.lost > 5 else "")
+        withheld = ", ".join(f"{rule} x{self.withheld[rule]}"
+                             for rule in sorted(self.withheld, key=_rule_order))
+        return text + f"); findings withheld: {withheld or 'none'}{over}"
+
     def summary(self) -> str:
         """One line for people."""
+        lost = self.lost_text()
+        lost = f"; {lost}" if lost else ""
         if self.verdict == NOTHING:
-            return f"nothing to check: {self.checked()}"
+            return f"nothing to check: {self.checked()}{lost}"
         if self.verdict == CONFORMANT:
             return (f"conformant: {self.checked()}; "
-                    f"{_count(self.ambiguous, 'tie')} accepted; {self.tolerance_text()}")
+                    f"{_count(self.ambiguous, 'tie')} accepted; {self.tolerance_text()}{lost}")
         counts = ", ".join(f"{rule} x{self.counts[rule]}"
                            for rule in sorted(self.counts, key=_rule_order))
         return (f"{_count(self.total, 'violation')} ({counts}): {self.checked()}; "
-                f"{self.tolerance_text()}")
+                f"{self.tolerance_text()}{lost}")
 
 
 #: The most violations a timeline marks.
@@ -195,7 +236,8 @@ def conform(host: Host, events: Iterable[dict[str, Any]], *, end: int | None = N
             policy: str = "akita", phases: Mapping[str, int] | None = None,
             tolerance_source: str = "given",
             placement: PlacementMode = "first-fit",
-            timeline: TextIO | None = None, unit: str = "line") -> ConformanceReport:
+            timeline: TextIO | None = None, unit: str = "line",
+            resync: bool = False) -> ConformanceReport:
     """Check every event of a trace of *host*; events may carry their ``line``.
 
     :param end: the end of the traced span (a JSONL header's
@@ -212,6 +254,8 @@ def conform(host: Host, events: Iterable[dict[str, Any]], *, end: int | None = N
     :param unit: what an event's ``line`` counts: ``"line"`` (a text trace's
         line, errors located ``FILE:LINE``) or ``"event"`` (a binary trace's
         event ordinal, errors located ``FILE (event N)``).
+    :param resync: hold violations until confirmed and withhold those that ``lost``
+        events explain (kernel traces; :class:`~.oracle.Oracle`).
     :raises PhaseError: before any event is read, when a VM's phase is
         unknown or claimed other than declared (:mod:`akita.oracle.phases`).
     """
@@ -226,7 +270,8 @@ def conform(host: Host, events: Iterable[dict[str, Any]], *, end: int | None = N
         stream = chain(head, stream)
     try:
         oracle = Oracle(host, tolerance=tolerance, ties=ties, reports=reports, keep=keep,
-                        window=window, policy=policy, phases=phases, placement=given)
+                        window=window, policy=policy, phases=phases, placement=given,
+                        resync=resync)
     except TraceError as error:
         raise error.located(path=path) from None
     marks = _Marks(timeline, host.pcpus, path)
@@ -260,5 +305,6 @@ def conform(host: Host, events: Iterable[dict[str, Any]], *, end: int | None = N
         tolerance_source=tolerance_source, placement=placement,
         first_of_each_rule=oracle.first_of_each_rule,
         tolerated={rule: (n, oracle.tolerated_max[rule]) for rule, n in oracle.tolerated.items()},
-        ioq_vms=tuple(vm.name for vm in host.vms if vm.ioq is not None))
+        ioq_vms=tuple(vm.name for vm in host.vms if vm.ioq is not None),
+        lost=oracle.lost, lost_at=tuple(oracle.lost_at), withheld=dict(oracle.withheld))
 

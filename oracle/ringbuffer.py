@@ -43,7 +43,7 @@ import attrs
 from .eventformat import parse_fields
 from .kernel import KernelTraceError
 
-__all__ = ["PageLayout", "page_layout", "page_records", "LostEvents"]
+__all__ = ["PageLayout", "page_layout", "page_records", "page_lost"]
 
 TYPE_PADDING = 29
 TYPE_TIME_EXTEND = 30
@@ -64,10 +64,6 @@ _HEADER_TYPES = (
     (r"time_stamp\s*:\s*type\s*==\s*(\d{1,9})", TYPE_TIME_STAMP),
     (r"data max type_len\s*==\s*(\d{1,9})", TYPE_PADDING - 1),
 )
-
-
-class LostEvents(KernelTraceError):
-    """The kernel dropped events before a page: the trace has a hole."""
 
 
 @attrs.frozen(slots=True)
@@ -130,21 +126,13 @@ def page_records(page: bytes, layout: PageLayout, where: Callable[[int], str]
     Offsets are from the start of the page; times are raw trace-clock values.
     *where* names the place of an offset in the page, for errors.
 
-    :raises LostEvents: the page says events were lost before it.
+    A page that says events were lost before it is read all the same
+    (:func:`page_lost` tells).
+
     :raises KernelTraceError: the commit runs past the page, or a record
         runs past the commit.
     """
     ts, commit = layout.header.unpack_from(page, 0)
-    if commit & MISSED_EVENTS:
-        lost = "events"
-        if commit & MISSED_STORED:
-            end = layout.data + (commit & COMMIT_MASK)
-            if end + layout.commit_size <= len(page):
-                code = layout.endian + ("Q" if layout.commit_size == 8 else "I")
-                lost = f"{struct.unpack_from(code, page, end)[0]} events"
-        raise LostEvents("page", f"{lost} lost before this page",
-                         "a complete trace (the kernel dropped events: record with a larger "
-                         "buffer, trace-cmd record -b KB)", path=where(0))
     end = layout.data + (commit & COMMIT_MASK)
     if end > len(page):
         raise KernelTraceError("commit", commit & COMMIT_MASK,
@@ -191,6 +179,20 @@ def page_records(page: bytes, layout: PageLayout, where: Callable[[int], str]
         out.append((ts, pos, data, length))
         pos = data + length
     return out
+
+
+def page_lost(page: bytes, layout: PageLayout) -> tuple[bool, int | None]:
+    """Whether the kernel lost events before *page* (``commit`` bit 31), and how many
+    if the page stores the count after its data (bit 30; else ``None``)."""
+    commit = layout.header.unpack_from(page, 0)[1]
+    if not commit & MISSED_EVENTS:
+        return False, None
+    if commit & MISSED_STORED:
+        end = layout.data + (commit & COMMIT_MASK)
+        if end + layout.commit_size <= len(page):
+            code = layout.endian + ("Q" if layout.commit_size == 8 else "I")
+            return True, int(struct.unpack_from(code, page, end)[0])
+    return True, None
 
 
 def _overrun(where: str, expected: str) -> KernelTraceError:

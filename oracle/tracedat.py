@@ -59,9 +59,24 @@ What is read
 
 Only what scheduler events need: the page layout (:mod:`.ringbuffer`),
 the formats of the ``sched`` system's events (:mod:`.eventformat`), the
-clock options and the top instance's CPU data.  Kallsyms, printk formats,
-command lines and other trace instances are skipped (an event carries
-its tasks' names itself).  The kept events are ``sched:sched_switch`` (a
+clock options, one buffer's CPU data and its CPUs' ``overrun`` counters
+(CPUSTAT options: records the ring buffer overwrote, counted in the tally).
+Kallsyms, printk formats and command lines are skipped (an event carries
+its tasks' names itself).
+
+Buffers
+-------
+
+A file holds the top trace instance's buffer and one per instance recorded
+with ``-B NAME`` (BUFFER options: in version 6 the offset of the
+instance's ``flyrecord`` CPU table, laid out as the top one's; in version 7
+the table itself, with the instance's clock and page size).  ``trace-cmd
+extract -B NAME`` leaves the top buffer empty.  One buffer is read: the one
+named (:data:`TOP`, ``"top"``, for the top one), else the top one if it
+holds records, else the one instance that does; several instances with
+records and an empty top one are refused, naming them (their records may be
+the same events twice).  An instance's clock (version 7) is its own, not
+the top one's ``trace_clock``.  The kept events are ``sched:sched_switch`` (a
 ``switch``: ``prev_comm``, ``prev_pid``, ``prev_state``, ``next_comm``,
 ``next_pid``), ``sched:sched_wakeup`` and ``sched:sched_wakeup_new``
 (``comm``, ``pid``, ``target_cpu``; a wakeup whose older ``success`` field
@@ -106,9 +121,12 @@ Whatever the bytes, reading either yields events or raises one
 (``trace.dat@0x1a2c0``): a bad magic, an unknown version, a truncated
 file, a size past the end of the file or its section, a missing
 ``sched_switch`` format, a clock not in ns, a page whose commit runs past
-the page, a record past its page's commit, a page before which the kernel
-lost events (a trace with a hole cannot be checked), compressed data that
-does not inflate to its stated size.  The stream must be a binary file
+the page, a record past its page's commit, compressed data that
+does not inflate to its stated size, a ``--buffer`` the file does not have
+or, with none named, records in several instances and none in the top one.
+A page before which the kernel lost events is read, preceded by a ``lost``
+:class:`~.kernel.SchedEvent` with the count the page stores, if it does
+(:mod:`akita.oracle.kernel`, "Lost events").  The stream must be a binary file
 object that can seek (it is read out of order).
 """
 
@@ -124,9 +142,9 @@ from typing import Any, BinaryIO, Literal
 
 from .eventformat import EventFormat, c_string, parse_format, record_reader, state_mask
 from .kernel import KernelTraceError, SchedEvent, Tally, Task
-from .ringbuffer import PageLayout, page_layout, page_records
+from .ringbuffer import PageLayout, page_layout, page_lost, page_records
 
-__all__ = ["MAGIC", "is_tracedat", "read_tracedat"]
+__all__ = ["MAGIC", "TOP", "is_tracedat", "read_tracedat"]
 
 #: The first ten bytes of every trace.dat.
 MAGIC = b"\x17\x08\x44tracing"
@@ -138,15 +156,19 @@ _MAX_CPUS = 8192            # Linux's largest NR_CPUS
 _MAX_PAGE = 1 << 20
 _MAX_CHUNK = 64             # pages in one compressed chunk of CPU data (trace-cmd writes 10)
 _MAX_SECTIONS = 1 << 16
+_MAX_BUFFERS = 256          # trace instances in one file
+
+#: How ``--buffer`` names the top trace instance (whose name is empty in the file).
+TOP = "top"
 _TASKS = 4096               # tasks remembered, to share their Task records
 _NEVER = 1 << 200           # a time after every record's
 _NS_CLOCKS = ("local", "global", "perf", "mono", "mono_raw", "boot", "tai")
 _COMPRESSED = 1
 
 # Option ids (trace-cmd-private.h, the TRACECMD_OPTION_* enumeration).
-_DONE, _DATE, _BUFFER, _TRACECLOCK, _OFFSET, _TSC2NSEC = 0, 1, 3, 4, 7, 14
+_DONE, _DATE, _CPUSTAT, _BUFFER, _TRACECLOCK, _OFFSET, _TSC2NSEC = 0, 1, 2, 3, 4, 7, 14
 _HEADER_INFO, _EVENT_FORMATS, _BUFFER_TEXT = 16, 18, 22
-_WANTED = {_DATE, _BUFFER, _TRACECLOCK, _OFFSET, _TSC2NSEC, _HEADER_INFO, _EVENT_FORMATS,
+_WANTED = {_DATE, _CPUSTAT, _BUFFER, _TRACECLOCK, _OFFSET, _TSC2NSEC, _HEADER_INFO, _EVENT_FORMATS,
            _BUFFER_TEXT}
 
 _CLOCK = re.compile(r"\[([^\]\s]{1,64})\]")
@@ -166,8 +188,8 @@ def is_tracedat(first_bytes: bytes) -> bool:
     return len(head) >= 3 and MAGIC.startswith(head)
 
 
-def read_tracedat(stream: BinaryIO, *, path: str, tally: Tally | None = None
-                  ) -> Iterator[SchedEvent]:
+def read_tracedat(stream: BinaryIO, *, path: str, tally: Tally | None = None,
+                  buffer: str | None = None) -> Iterator[SchedEvent]:
     """The scheduler events of the trace.dat *stream*, in time order.
 
     :param stream: the file, opened in binary mode by the caller; it must
@@ -175,6 +197,8 @@ def read_tracedat(stream: BinaryIO, *, path: str, tally: Tally | None = None
     :param path: its name, for ``where`` and for errors.
     :param tally: if given, its ``records`` counts the records read, every
         one, kept or not.
+    :param buffer: the trace instance whose records to read: its name, or
+        :data:`TOP` for the top one; ``None`` chooses (see "Buffers").
     :returns: an iterator of :class:`~.kernel.SchedEvent`; it reads the
         pages only as it is advanced.
     :raises KernelTraceError: at once, for a stream that cannot seek or a
@@ -188,7 +212,7 @@ def read_tracedat(stream: BinaryIO, *, path: str, tally: Tally | None = None
         raise KernelTraceError("stream", "a text stream", "a binary stream (open(..., 'rb'))",
                                path=path)
     cursor = _FileCursor(stream, path)
-    trace = _open(cursor)
+    trace = _open(cursor, buffer)
     return _events(trace, cursor, tally)
 
 
@@ -305,6 +329,25 @@ class _Cpu:
         self.cpu, self.offset, self.size, self.where = cpu, offset, size, where
 
 
+class _Buffer:
+    """One trace instance's buffer: where its CPU table is, and (version 7) the table read.
+
+    Version 6 gives an instance only the offset of its ``flyrecord`` table
+    (read when the buffer is chosen); version 7 gives the table in the BUFFER
+    option, with the buffer's clock and page size.
+    """
+
+    __slots__ = ("name", "offset", "cpus", "clock", "page_size", "where")
+
+    def __init__(self, name: str, offset: int, where: str, cpus: list[_Cpu] | None = None,
+                 clock: str | None = None, page_size: int = 0) -> None:
+        self.name, self.offset, self.where, self.cpus = name, offset, where, cpus
+        self.clock, self.page_size = clock, page_size
+
+    def holds_records(self) -> bool:
+        return any(c.size for c in self.cpus or ())
+
+
 class _Trace:
     """What the header, options and formats of a trace.dat say."""
 
@@ -326,12 +369,21 @@ class _Trace:
         self.top = False
         self.latency = False
         self.instances: list[str] = []
+        #: every buffer of the file by name (``""``: the top one), in the file's order
+        self.buffers: dict[str, _Buffer] = {}
+        self.cpu_count = 0
+        #: the buffer read (``""``: the top one)
+        self.buffer_name = ""
+        #: records each buffer's CPUs overwrote (CPUSTAT options' ``overrun``), by buffer,
+        #: and the buffer the CPUSTAT options are about now (they follow a "Buffer:" line)
+        self.overruns: dict[str, int] = {}
+        self.stat_buffer = ""
         self.codec: tuple[str, Callable[[], Any], type[Exception]] | None = None
         self.compressed = False
         self.layout: PageLayout | None = None
 
 
-def _open(cur: _FileCursor) -> _Trace:
+def _open(cur: _FileCursor, buffer: str | None = None) -> _Trace:
     """The description of the trace.dat under *cur*, read from its start."""
     trace = _Trace(cur.path)
     magic = cur.take(min(len(MAGIC), cur.end), "magic")
@@ -356,6 +408,7 @@ def _open(cur: _FileCursor) -> _Trace:
         _read_v6(cur, trace)
     else:
         _read_v7(cur, trace)
+    _choose(trace, cur, buffer)
     _check(trace, cur)
     return trace
 
@@ -390,13 +443,22 @@ def _read_v6(cur: _FileCursor, trace: _Trace) -> None:
         return
     if kind != b"flyrecord\0":
         raise KernelTraceError("data kind", kind, "'flyrecord' or 'latency'", path=cur.where(at))
-    trace.top = True
+    trace.cpu_count = count
+    instances = trace.buffers
+    trace.buffers = {"": _Buffer("", at, cur.where(at), _cpu_table(cur, count))}
+    trace.buffers.update(instances)  # the instances' options came before the top's table
+    if trace.clock_option:
+        _trailing_clock(cur, trace)
+
+
+def _cpu_table(cur: _Cursor, count: int) -> list[_Cpu]:
+    """A version-6 ``flyrecord`` table: each CPU's data offset and size."""
+    cpus = []
     for cpu in range(count):
         where = cur.where()
         offset = cur.number(8, f"cpu {cpu} data offset")
-        trace.cpus.append(_Cpu(cpu, offset, cur.number(8, f"cpu {cpu} data size"), where))
-    if trace.clock_option:
-        _trailing_clock(cur, trace)
+        cpus.append(_Cpu(cpu, offset, cur.number(8, f"cpu {cpu} data size"), where))
+    return cpus
 
 
 def _trailing_clock(cur: _FileCursor, trace: _Trace) -> None:
@@ -571,10 +633,28 @@ def _option(trace: _Trace, ident: int, data: _MemoryCursor, offsets: dict[int, i
         trace.tsc = (mult, shift) if mult else None
     elif ident == _BUFFER:
         _buffer(trace, data, sections)
+    elif ident == _CPUSTAT:
+        _cpustat(trace, data.data.decode("utf-8", "replace"))
     elif ident == _BUFFER_TEXT:
         data.number(8, "buffer offset")
         if data.string("buffer name") == "":
             trace.latency = True
+
+
+_STAT_BUFFER = re.compile(r"^\s*Buffer: (\S{1,256})\s*$", re.MULTILINE)
+_STAT_OVERRUN = re.compile(r"^overrun: ([0-9]{1,20})\s*$", re.MULTILINE)
+
+
+def _cpustat(trace: _Trace, text: str) -> None:
+    """A CPUSTAT option: one CPU's ``per_cpu/cpuN/stats`` text, or the ``Buffer: NAME``
+    line that starts an instance's (trace-cmd writes the top instance's first)."""
+    named = _STAT_BUFFER.search(text)
+    if named is not None:
+        trace.stat_buffer = named[1]
+    overrun = _STAT_OVERRUN.search(text)
+    if overrun is not None:
+        trace.overruns[trace.stat_buffer] = (trace.overruns.get(trace.stat_buffer, 0)
+                                             + int(overrun[1]))
 
 
 def _c_integer(raw: bytes, field: str, where: str) -> int:
@@ -591,30 +671,93 @@ def _c_integer(raw: bytes, field: str, where: str) -> int:
 
 
 def _buffer(trace: _Trace, data: _MemoryCursor, sections: bool) -> None:
-    """A BUFFER option: a trace instance; the top one's CPU table (version 7)."""
+    """A BUFFER option: a trace instance, with its CPU table in version 7."""
+    where = data.where()
     offset = data.number(8, "buffer offset")
     name = data.string("buffer name")
-    if name != "" or not sections:
-        if name and len(trace.instances) < 8:
-            trace.instances.append(name)
+    if name in trace.buffers or (name == "" and not sections):
+        raise KernelTraceError("buffer name", repr(name), "each trace instance once",
+                               path=where)
+    if len(trace.buffers) >= _MAX_BUFFERS:
+        raise KernelTraceError("buffers", len(trace.buffers) + 1,
+                               f"at most {_MAX_BUFFERS} trace instances", path=where)
+    if not sections:  # version 6: the instance's table is at the offset
+        trace.buffers[name] = _Buffer(name, offset, where)
         return
-    trace.buffer_clock = data.string("buffer clock", limit=64)
-    trace.page_size = _page_size(data.number(4, "buffer page size"), data.where())
+    clock = data.string("buffer clock", limit=64)
+    page_size = _page_size(data.number(4, "buffer page size"), data.where())
     count = data.number(4, "buffer cpus")
     if count > _MAX_CPUS:
         raise KernelTraceError("buffer cpus", count, f"at most {_MAX_CPUS}", path=data.where())
-    trace.cpus = []
+    cpus = []
     for _ in range(count):
         cpu = data.number(4, "buffer cpu id")
-        trace.cpus.append(_Cpu(cpu, data.number(8, "cpu data offset"),
-                               data.number(8, "cpu data size"), data.where()))
-    trace.cpus.sort(key=lambda c: c.cpu)  # trace-cmd indexes them by CPU id
-    if len({c.cpu for c in trace.cpus}) != len(trace.cpus):
-        raise KernelTraceError("buffer cpus", [c.cpu for c in trace.cpus][:16],
+        cpus.append(_Cpu(cpu, data.number(8, "cpu data offset"),
+                         data.number(8, "cpu data size"), data.where()))
+    cpus.sort(key=lambda c: c.cpu)  # trace-cmd indexes them by CPU id
+    if len({c.cpu for c in cpus}) != len(cpus):
+        raise KernelTraceError("buffer cpus", [c.cpu for c in cpus][:16],
                                "each CPU once (trace-input.c refuses a CPU twice)",
                                path=data.where())
+    trace.buffers[name] = _Buffer(name, offset, where, cpus, clock, page_size)
+
+
+def _choose(trace: _Trace, cur: _FileCursor, wanted: str | None) -> None:
+    """Take the CPU data of the buffer *wanted* (:data:`TOP` or an instance's name), or
+    with ``None`` the top one if it holds records, else the one instance that does."""
+    buffers = trace.buffers
+    trace.instances = [name for name in buffers if name][:8]
+    if wanted is not None:
+        key = "" if wanted == TOP else wanted
+        if key not in buffers:
+            raise KernelTraceError("--buffer", wanted, f"a buffer of the file "
+                                   f"({_buffer_names(trace)})", path=cur.where(0))
+    elif "" in buffers and (buffers[""].cpus is None or buffers[""].holds_records()):
+        key = ""
+    else:
+        _load_all(trace, cur)
+        full = [name for name, b in buffers.items() if b.holds_records()]
+        if len(full) > 1:
+            raise KernelTraceError("--buffer", "nothing", "the trace instance to read: records "
+                                   f"are in {len(full)} of them ({_buffer_names(trace, full)})",
+                                   path=cur.where(0))
+        key = full[0] if full else "" if "" in buffers else next(iter(buffers), "")
+        if key not in buffers:
+            return  # no buffer at all: _check says so
+    chosen = buffers[key]
+    _load(trace, cur, chosen)
+    assert chosen.cpus is not None
+    trace.cpus = chosen.cpus
+    trace.buffer_name = key
     trace.top = True
-    trace.buffer_offset = offset
+    if chosen.clock is not None:  # version 7
+        trace.buffer_clock = chosen.clock
+        trace.page_size = chosen.page_size
+        trace.buffer_offset = chosen.offset
+        if key:  # an instance's own clock, not the top's trace_clock file
+            trace.option_clock, trace.clock_where = None, chosen.where
+
+
+def _load_all(trace: _Trace, cur: _FileCursor) -> None:
+    for buffer in trace.buffers.values():
+        _load(trace, cur, buffer)
+
+
+def _load(trace: _Trace, cur: _FileCursor, buffer: _Buffer) -> None:
+    """Read a version-6 instance's ``flyrecord`` table at its offset (and its clock)."""
+    if buffer.cpus is not None:
+        return
+    if buffer.offset > cur.end:
+        raise KernelTraceError("buffer offset", buffer.offset, f"an offset within the file "
+                               f"({cur.end} bytes)", path=buffer.where)
+    view = cur.view(buffer.offset, cur.end)
+    view.expect(b"flyrecord\0", f"buffer {buffer.name!r} flyrecord")
+    buffer.cpus = _cpu_table(view, trace.cpu_count)
+
+
+def _buffer_names(trace: _Trace, names: list[str] | None = None) -> str:
+    shown = [n or TOP for n in (trace.buffers if names is None else names)]
+    return ", ".join(repr(n) for n in shown[:8]) + (" ..." if len(shown) > 8 else "")
 
 
 # ---------------------------------------------------------------- formats
@@ -650,9 +793,8 @@ def _check(trace: _Trace, cur: _FileCursor) -> None:
         raise KernelTraceError("trace", "a latency trace (text)", "a flyrecord trace "
                                "(trace-cmd record -e ...)", path=cur.where(0))
     if not trace.top:
-        names = ", ".join(repr(n) for n in trace.instances) or "none"
-        raise KernelTraceError("buffers", f"no top-instance buffer (instances: {names})",
-                               "the top instance's CPU data (record without -B)", path=cur.where(0))
+        raise KernelTraceError("buffers", "no buffer of CPU data", "a trace-cmd record or "
+                               "extract file with a buffer", path=cur.where(0))
     try:
         trace.layout = page_layout(trace.header_page, trace.header_event, trace.endian,
                                    trace.page_size)
@@ -743,6 +885,10 @@ class _Stream:
         for page, base, step in self.pages:
             self.base, self.step = base, step
             recs = page_records(page, self.layout, self.where)
+            lost, count = page_lost(page, self.layout)
+            if lost:  # a marker record (offset -1) before the page's first: the hole
+                first = recs[0][0] if recs else self.layout.header.unpack_from(page, 0)[0]
+                recs.insert(0, (first, -1, -1 if count is None else count, 0))
             if recs:
                 if self.convert is not None:
                     convert = self.convert
@@ -763,6 +909,8 @@ def _events(trace: _Trace, cur: _FileCursor, tally: Tally | None) -> Iterator[Sc
     if trace.tsc is not None:
         mult, shift = trace.tsc
         convert = lambda ts: ts * mult >> shift  # noqa: E731
+    if tally is not None:
+        tally.overwritten += trace.overruns.get(trace.buffer_name, 0)
     streams = [_Stream(data.cpu, _pages(trace, cur, data), layout, convert, trace.path)
                for data in trace.cpus]
     heap = [(s.recs[0][0], i) for i, s in enumerate(streams) if s.next_page()]
@@ -786,6 +934,10 @@ def _events(trace: _Trace, cur: _FileCursor, tally: Tally | None) -> Iterator[Sc
                     heapq.heappush(heap, (ts, idx))
                     break
                 i += 1
+                if pos < 0:
+                    yield SchedEvent(ts, cpu, "lost", at + hex(base), line,
+                                     count=None if data < 0 else data)
+                    continue
                 line += 1
                 if length < id_end:
                     continue

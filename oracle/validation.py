@@ -18,12 +18,14 @@ from typing import Any
 
 from akita.reference.trace import TraceError
 
-__all__ = ["INPUTS", "DECISIONS", "validate"]
+__all__ = ["INPUTS", "DECISIONS", "LOST", "validate"]
 
 #: Events that are the implementation's inputs.
 INPUTS = frozenset({"wake", "block", "complete"})
 #: Events that are its decisions and bookkeeping.
 DECISIONS = frozenset({"dispatch", "idle", "mode", "temperature", "release", "exhaust"})
+#: An event about the trace itself: records of a pCPU were not written (:mod:`akita.oracle.kernel`).
+LOST = "lost"
 
 #: Events with no field to check but their vCPU, and events with values to check.
 _PLAIN = frozenset({"wake", "block", "exhaust"})
@@ -44,6 +46,9 @@ def validate(event: dict[str, Any], pcpus: int, vcpus: frozenset[str]) -> None:
     if type(cpu) is not int or not 0 <= cpu < pcpus:
         raise TraceError("cpu", cpu, f"a pCPU index from 0 to {pcpus - 1}")
     kind = event.get("event")
+    if kind == LOST:
+        _validate_lost(event, t, vcpus)
+        return
     if not isinstance(kind, str):
         raise TraceError("event", kind, f"one of {', '.join(sorted(INPUTS | DECISIONS))}")
     if kind in _PLAIN or (kind in _CHECKED and kind != "mode"):
@@ -66,3 +71,15 @@ def validate(event: dict[str, Any], pcpus: int, vcpus: frozenset[str]) -> None:
         key = event["key"]
         if type(key) is not str or len(key) > _KEY_CHARS or _KEY.fullmatch(key) is None:
             raise TraceError("key", key, 'an exact number of ns, "p" or "p/q"')
+
+
+def _validate_lost(event: dict[str, Any], t: int, vcpus: frozenset[str]) -> None:
+    """A ``lost`` event: ``since`` from 0 to ``t``; the vCPU found running, if any, and the
+    count of records lost, if known."""
+    since = event.get("since")
+    if type(since) is not int or not 0 <= since <= t:
+        raise TraceError("since", since, f"an integer time from 0 to t = {t} ns")
+    if "vcpu" in event and (not isinstance(event["vcpu"], str) or event["vcpu"] not in vcpus):
+        raise TraceError("vcpu", event["vcpu"], "a vCPU of the host, named VM/i")
+    if "count" in event and (type(event["count"]) is not int or event["count"] < 0):
+        raise TraceError("count", event["count"], "an integer >= 0")

@@ -153,8 +153,11 @@ def one_line_exit_2(capsys, args: list[str], message: str) -> str:
     ("json.txt", '{"akita_trace":1}\n', ["--format", "ftrace", "--map", "42=memcached/0"],
      "use --format jsonl or auto"),
     ("unmapped.txt", SWITCH_TO.format(comm="foo", pid=42), ["--map", "4242=memcached/0"],
-     "tasks foo-42, none mapped"),
+     "none of a mapped task"),
+    ("unmapped.txt", SWITCH_TO.format(comm="foo", pid=42), ["--map", "4242=memcached/0"],
+     "the trace's tasks, busiest first: foo-42 (1 event)"),
     ("nomap.txt", SWITCH_TO.format(comm="foo", pid=42), [], "field '--map'"),
+    ("nomap.txt", SWITCH_TO.format(comm="foo", pid=42), [], "busiest first: foo-42 (1 event)"),
 ])
 def test_a_trace_with_nothing_to_read_is_bad_input(tmp_path, capsys, name, text, extra, message):
     """Issue 13, finding 1: each of these was 'conformant', exit 0."""
@@ -358,3 +361,119 @@ def test_a_trace_of_another_host_s_phases_is_refused(tmp_path, capsys):
     shifted = dict(phases, memcached=(phases["memcached"] + 1_000_000) % 100_000_000)
     declared = seeded_host_file(tmp_path, phases=shifted)
     one_line_exit_2(capsys, ["conform", declared, trace], "the trace is of another host")
+
+
+# ---------------------------------------------------------------- real captures, as shipped
+
+SCHED_DEADLINE = "tests/data/sched_deadline"
+INSTANCE = "tests/data/instance"
+
+
+@pytest.mark.rule("R7")
+def test_shipped_sched_deadline_captures_run_with_no_flags(capsys):
+    """Their host files' [conform] tables give the rule set, the placement and the origin."""
+    assert run(["conform", f"{SCHED_DEADLINE}/fit.toml", f"{SCHED_DEADLINE}/fit.txt"]) == 0
+    assert capsys.readouterr().out.startswith("conformant: 114 decisions judged")
+    assert run(["conform", f"{SCHED_DEADLINE}/overrun.toml", f"{SCHED_DEADLINE}/overrun.txt",
+                "--json"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["policy"] == "edf" and doc["placement"] == "trace"
+    assert set(doc["counts"]) == {"R7"} and doc["lost_events"]["count"] == 2
+    assert [item["line"] for item in doc["lost_events"]["instants"]] == [36, 41]
+
+
+@pytest.mark.rule("R12")
+def test_flags_override_the_host_files_conform_table(capsys):
+    """--placement first-fit: first fit puts the three tasks on pCPU 0, the kernel on CPU 1."""
+    assert run(["conform", f"{SCHED_DEADLINE}/fit.toml", f"{SCHED_DEADLINE}/fit.txt",
+                "--placement", "first-fit", "--json"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["placement"] == "first-fit" and "R12" in doc["counts"]
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ('policy = "edf"', 'policy = "fifo"',
+     "field 'conform.policy': expected one of 'akita', 'edf', got 'fifo'"),
+    ('origin = "5192.169386558"', "origin = 5.5", "field 'conform.origin'"),
+    ('policy = "edf"', 'ties = "any"', "field 'conform.ties': expected a known key"),
+])
+def test_a_bad_conform_table_is_one_line(tmp_path, capsys, old, new, message):
+    text = open(f"{SCHED_DEADLINE}/fit.toml").read()
+    assert old in text
+    text = text.replace(old, new)
+    host = tmp_path / "host.toml"
+    host.write_text(text)
+    err = one_line_exit_2(capsys, ["conform", str(host), f"{SCHED_DEADLINE}/fit.txt"], message)
+    assert str(host) in err
+
+
+@pytest.mark.rule("R7")
+def test_deleted_switches_are_reported_as_lost_events(tmp_path, capsys):
+    """fit.txt without the switches that start its jobs: lost events, no R7."""
+    lines = open(f"{SCHED_DEADLINE}/fit.txt").read().splitlines(keepends=True)
+    kept = [line for line in lines
+            if not ("sched_switch" in line and "next_comm=dl_" in line
+                    and "prev_comm=dl_" not in line)]
+    path = tmp_path / "edited.txt"
+    path.write_text("".join(kept))
+    assert run(["conform", f"{SCHED_DEADLINE}/fit.toml", str(path), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["counts"] == {} and doc["lost_events"]["count"] == len(lines) - len(kept) == 41
+    assert doc["lost_events"]["withheld"] == {"R7": 40}
+    assert run(["conform", f"{SCHED_DEADLINE}/fit.toml", str(path)]) == 0
+    out = " ".join(capsys.readouterr().out.split())  # as printed, whatever the line width
+    assert "41 lost events (switches not written; at 1.615442ms on pCPU 1" in out
+    assert "findings withheld: R7 x40" in out
+
+
+def test_compressed_traces_are_read(tmp_path, capsys):
+    import gzip
+    import lzma
+    text = open(f"{SCHED_DEADLINE}/fit.txt", "rb").read()
+    (tmp_path / "fit.txt.gz").write_bytes(gzip.compress(text))
+    (tmp_path / "dl.v7.dat.xz").write_bytes(lzma.compress(open(f"{INSTANCE}/dl.v7.dat",
+                                                               "rb").read()))
+    assert run(["conform", f"{SCHED_DEADLINE}/fit.toml", str(tmp_path / "fit.txt.gz")]) == 0
+    assert capsys.readouterr().out.startswith("conformant: 114 decisions judged")
+    assert run(["conform", f"{INSTANCE}/dl.toml", str(tmp_path / "dl.v7.dat.xz")]) == 0
+    assert capsys.readouterr().out.startswith("conformant: 59 decisions judged")
+    cut = tmp_path / "cut.txt.gz"
+    cut.write_bytes(gzip.compress(text)[:1000])
+    one_line_exit_2(capsys, ["conform", f"{SCHED_DEADLINE}/fit.toml", str(cut)],
+                    "expected gzip data that decompresses whole")
+
+
+def test_zstd_without_a_decoder_is_one_line(tmp_path, capsys):
+    from akita.oracle.compressed import _zstd
+    if _zstd() is not None:
+        pytest.skip("this Python has a zstd decoder")
+    path = tmp_path / "fit.txt.zst"
+    path.write_bytes(b"\x28\xb5\x2f\xfd" + b"\0" * 32)
+    one_line_exit_2(capsys, ["conform", f"{SCHED_DEADLINE}/fit.toml", str(path)],
+                    "no zstd decoder")
+
+
+def test_an_end_before_the_traces_events_is_refused(capsys):
+    err = one_line_exit_2(capsys, ["conform", f"{SCHED_DEADLINE}/fit.toml",
+                                   f"{SCHED_DEADLINE}/fit.txt", "--end", "5ms"],
+                          "field '--end': expected an end at or after the trace's last event")
+    assert "fit.txt" in err and "got '5ms'" in err
+
+
+def test_the_buffer_of_a_trace_instance(capsys):
+    dat = f"{INSTANCE}/dl.v7.dat"
+    assert run(["conform", f"{INSTANCE}/dl.toml", dat]) == 0  # the one instance with records
+    assert run(["conform", f"{INSTANCE}/dl.toml", dat, "--buffer", "akita_oracle_10424"]) == 0
+    capsys.readouterr()
+    one_line_exit_2(capsys, ["conform", f"{INSTANCE}/dl.toml", dat, "--buffer", "top"],
+                    "0 records, none of them a scheduler event")
+    one_line_exit_2(capsys, ["conform", f"{INSTANCE}/dl.toml", f"{SCHED_DEADLINE}/fit.txt",
+                             "--buffer", "top"], "field '--buffer'")
+
+
+def test_the_conform_tables_choices_are_the_oracles():
+    """One place per idea: the host file accepts exactly the oracle's rule sets and placements."""
+    from akita.model.host_file import CONFORM_CHOICES
+    from akita.oracle.oracle import POLICIES
+    from akita.oracle.placement import PLACEMENTS
+    assert CONFORM_CHOICES == {"policy": tuple(POLICIES), "placement": tuple(PLACEMENTS)}

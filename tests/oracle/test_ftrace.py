@@ -228,9 +228,10 @@ def test_a_malformed_line_is_named_with_its_file_line_and_field():
         (SWITCH_IN.replace("5123.456789", "5123456789"), "line", "expected an ftrace line"),
         (SWITCH_IN.replace("5123.456789", "5123.4567891234"), "timestamp",
          "expected seconds with at most 9 decimals"),
-        ("CPU:1 [LOST 42 EVENTS]", "trace", "expected a complete trace"),
+        ("[LOST 42 EVENTS]", "trace", "expected a lost-events line naming its CPU"),
     ],
-    ids=["wakeup-fields", "wakeup-new-control", "cpu", "integer-clock", "ten-decimals", "lost"],
+    ids=["wakeup-fields", "wakeup-new-control", "cpu", "integer-clock", "ten-decimals",
+         "lost-no-cpu"],
 )
 def test_malformed_kept_lines(line, field, expected):
     if field is None:  # the control: the same line, well formed

@@ -50,3 +50,63 @@ def test_cbs_throttling_is_named_as_the_servers_not_being_work_conserving():
     assert first.allowed == ("dl_c/0",) and first.did == "idle"
     assert "dl_c/0 (inactive" in first.text  # out of budget: throttled, not blocked
     assert all(v.allowed == ("dl_c/0",) for v in report.violations)
+
+
+def ran_in_period(name: str, task: str, period: int) -> dict[int, tuple[int, int]]:
+    """How long *task* ran in each of its periods, and the line of its last switch-out there,
+    from the capture's sched_switch lines alone (its first line's T0 is period 0's start)."""
+    import re
+    lines = (DATA / f"{name}.txt").read_text().splitlines()
+    origin = parse_seconds(lines[0].rsplit("T0 = ", 1)[1].strip())
+    switch = re.compile(r"\s(\d+\.\d+): sched_switch: prev_comm=(\S+) .*==> next_comm=(\S+)")
+    ran: dict[int, tuple[int, int]] = {}
+    since = None
+    for number, line in enumerate(lines, start=1):
+        m = switch.search(line)
+        if m is None:
+            continue
+        t = parse_seconds(m[1]) - origin
+        if m[2] == task and since is not None:
+            k = since // period
+            ran[k] = (ran.get(k, (0, 0))[0] + t - since, number)
+        since = t if m[3] == task else None
+    return ran
+
+
+def test_throttling_comes_microseconds_after_the_runtime_is_spent():
+    """overrun.txt: dl_c (5 ms runtime, 6 ms jobs) is switched out 2 to 24 us after spending
+    its runtime in each of 10 whole periods: the kernel charges runtime at every scheduling
+    event of the CPU, and this CPU had many (docs/conform.rst, SCHED_DEADLINE)."""
+    ran = ran_in_period("overrun", "dl_c", 40_000_000)
+    late = sorted(used - 5_000_000 for k, (used, _) in ran.items() if k < 10)
+    assert len(late) == 10 and late[0] >= 2_000 and late[-1] <= 24_000
+    assert late[len(late) // 2] == 5_000
+
+
+@pytest.mark.rule("R10")
+def test_grub_reclaiming_shows_as_runs_past_the_runtime_and_late_preemption():
+    """reclaim.txt: dl_c with SCHED_FLAG_RECLAIM runs its whole 6 ms jobs on a 5 ms runtime;
+    the rules accept that as background time, and count the delays before dl_a's release
+    preempts it (R10, within the tolerance; violations when judged exactly)."""
+    ran = ran_in_period("reclaim", "dl_c", 40_000_000)
+    assert all(6_000_000 <= used <= 6_050_000 for k, (used, _) in ran.items() if k < 10)
+    report = check("reclaim")
+    assert report.verdict == "conformant" and report.tolerated["R10"][0] == 10
+    exact = check("reclaim", tolerance=0)
+    assert exact.counts["R10"] == 10
+    first = exact.first_of_each_rule["R10"]
+    assert first.did == "dl_c/0" and "dl_c/0 (inactive" in first.text
+
+
+@pytest.mark.rule("R4")
+def test_a_sporadic_task_exercises_the_cbs_wake_up_rule():
+    """sporadic.txt: dl_c's jobs come 0, T/2 or T late; at a late wake-up the kernel gives it
+    the deadline wake + 40 ms, off its period grid, and orders it after a task whose grid
+    deadline it ties: a tie under --ties any, an R4 against the fifo order under strict."""
+    ran = ran_in_period("sporadic", "dl_c", 40_000_000)
+    assert sorted(ran)[:10] == [0, 1, 2, 4, 5, 7, 9, 10, 11, 13]  # periods 3, 6, 8, 12 skipped
+    report = check("sporadic")
+    assert report.verdict == "conformant" and report.ambiguous == 3
+    strict = check("sporadic", ties="strict")
+    assert strict.counts == {"R4": 3}
+    assert all("broke a tie against the fifo queue order" in v.text for v in strict.violations)

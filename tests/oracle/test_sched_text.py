@@ -276,11 +276,15 @@ def test_lines_out_of_time_order_are_refused_naming_both():
     assert str(error.value).endswith("got '5.000001'")
 
 
-@pytest.mark.parametrize("text", ["CPU:1 [LOST 42 EVENTS]", "CPU:7 [204600 EVENTS DROPPED]",
-                                  "CPU:2 [EVENTS DROPPED]"])
-def test_lost_events_are_refused(text):
-    with pytest.raises(KernelTraceError, match=r"^<ftrace>:2: field 'trace': expected a complete"):
-        list(sched_events([line(FIELDS.format("S")), text]))
+@pytest.mark.parametrize("text, cpu, count", [("CPU:1 [LOST 42 EVENTS]", 1, 42),
+                                              ("CPU:7 [204600 EVENTS DROPPED]", 7, 204600),
+                                              ("CPU:2 [EVENTS DROPPED]", 2, None)])
+def test_lost_events_are_read_as_lost(text, cpu, count):
+    """The kernel's and trace-cmd's lost-events lines: a ``lost`` event of the CPU they name,
+    dated at the last event read, with the count where they give one."""
+    first, lost = list(sched_events([line(FIELDS.format("S")), text]))
+    assert (lost.kind, lost.cpu, lost.count, lost.ns, lost.line) == ("lost", cpu, count,
+                                                                    first.ns, 2)
 
 
 @pytest.mark.parametrize("text, field, part", [

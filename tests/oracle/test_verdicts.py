@@ -96,8 +96,11 @@ def test_placement_from_the_trace_judges_the_schedule_on_each_pcpu():
 def test_a_migration_is_still_named_under_placement_from_the_trace():
     moved = ON_1 + [ev(2 * MS, "wake", "b/0"), ev(2 * MS, "dispatch", "b/0")]
     report = conform(TWO, moved, end=10 * MS, reports=DECIDED, placement="trace")
-    assert report.counts == {"R12": 1}
-    assert "the trace first put it on pCPU 1" in report.violations[0].text
+    # and its home pCPU 1, checked at once, idles while b runs on pCPU 0 (R7)
+    assert report.counts == {"R12": 1, "R7": 1}
+    assert "the trace first put it on pCPU 1" in report.first_of_each_rule["R12"].text
+    home = report.first_of_each_rule["R7"]
+    assert (home.cpu, home.t, home.allowed) == (1, 2 * MS, ("b/0",))
 
 
 @pytest.mark.rule("R11")

@@ -16,6 +16,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from akita.model import ModelError, format_duration, load_host, parse_duration
+from akita.model.host_file import load_conform
 from akita.oracle import (
     CONFORMANT, DECISIONS, FTRACE_REPORTS, RULE_TITLES, VIOLATIONS, conform_stream,
 )
@@ -36,18 +37,23 @@ __all__ = ["conform"]
               help="Trace format; auto tells them apart by the file's first bytes: "
                    "JSON Lines, ftrace text (kernel trace, trace-cmd report, perf script, "
                    "systrace), trace-cmd's trace.dat, Xen's xentrace.")
+@click.option("--buffer", "buffer", default=None, metavar="NAME",
+              help="trace.dat: the trace instance to read ('top', or an instance's name as "
+                   "given to trace-cmd -B; default: the top one if it holds records, else the "
+                   "one instance that does).")
 @click.option("--cpu-hz", "cpu_hz", type=click.IntRange(10**6), default=None, metavar="HZ",
               help="xentrace: the cycle counter's frequency in Hz (xl info's cpu_mhz x 10**6).")
 @click.option("--tolerance", "tolerance_text", default=None,
               help="How late (or by how much) an implementation may differ, e.g. 20us "
                    f"(default: 0ns for JSON Lines, {format_duration(KERNEL_TOLERANCE_NS)} for "
                    "kernel and hypervisor traces, a measured scheduling latency).")
-@click.option("--placement", type=click.Choice(["first-fit", "trace"]), default="first-fit",
-              show_default=True,
+@click.option("--placement", type=click.Choice(["first-fit", "trace"]), default=None,
               help="Where each vCPU belongs: first fit's pCPU (R12 judged), or the pCPU of its "
-                   "first event in the trace (R12 checks migrations only).")
-@click.option("--policy", type=click.Choice(["akita", "edf"]), default="akita", show_default=True,
-              help="The rules to check against: Akita's, or plain EDF over the same servers.")
+                   "first event in the trace (R12 checks migrations only). Default: the host "
+                   "file's [conform] placement, else first-fit.")
+@click.option("--policy", type=click.Choice(["akita", "edf"]), default=None,
+              help="The rules to check against: Akita's, or plain EDF over the same servers. "
+                   "Default: the host file's [conform] policy, else akita.")
 @click.option("--ties", type=click.Choice(["any", "strict"]), default="any", show_default=True,
               help="Equal keys: accept any tied vCPU, or require the host's queue_order "
                    "(fifo: inserted first, then host order; host: HI first, then host order).")
@@ -59,8 +65,8 @@ __all__ = ["conform"]
               help="ftrace: the task (pid or comm) that runs a vCPU; adds to the host's "
                    "[trace_map]. Repeatable.")
 @click.option("--origin", "origin_text", default=None, metavar="SECONDS",
-              help="ftrace: the kernel time that is t = 0, as ftrace prints it "
-                   "(default: the first event).")
+              help="Kernel traces: the kernel time that is t = 0, as ftrace prints it "
+                   "(default: the host file's [conform] origin, else the first event).")
 @click.option("--end", "end_text", default=None,
               help="End of the traced span, e.g. 10s (default: the header's duration_ns, "
                    "else the last event).")
@@ -72,7 +78,7 @@ __all__ = ["conform"]
               help="Also write the trace as a Perfetto timeline with each violation marked "
                    "on its pCPU's track (written whole, or not at all).")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON on stdout.")
-def conform(host_file, trace_path, trace_format, cpu_hz, tolerance_text, placement, policy, ties,
+def conform(host_file, trace_path, trace_format, buffer, cpu_hz, tolerance_text, placement, policy, ties,
             reports_text, mappings, origin_text, end_text, keep, window, timeline_path,
             as_json) -> int:
     """Check that every decision in TRACE is one the Akita rules allow on HOST.toml.
@@ -91,6 +97,11 @@ def conform(host_file, trace_path, trace_format, cpu_hz, tolerance_text, placeme
     """
     writable_file("--timeline", timeline_path)
     host = load_host(host_file)
+    table = load_conform(host_file)  # what the host file says, where the flags do not
+    policy = policy or table.get("policy", "akita")
+    placement = placement or table.get("placement", "first-fit")
+    if origin_text is None and "origin" in table:
+        origin_text = table["origin"]
     tolerance = (None if tolerance_text is None
                  else parse_duration(tolerance_text, field="--tolerance"))
     end = None if end_text is None else parse_duration(end_text, field="--end")
@@ -122,7 +133,7 @@ def conform(host_file, trace_path, trace_format, cpu_hz, tolerance_text, placeme
                                 trace_map=mapping, origin_ns=origin, end=end, reports=reports,
                                 tolerance=tolerance, ties=ties, policy=policy, keep=keep,
                                 placement=placement, window=window, progress=progress,
-                                timeline=timeline, cpu_hz=cpu_hz)
+                                timeline=timeline, cpu_hz=cpu_hz, buffer=buffer)
     if as_json:
         click.echo(json.dumps(report.as_json()))
     else:

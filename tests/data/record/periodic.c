@@ -10,6 +10,11 @@
  * recording starts in phase at a known instant.
  * Used by record_sched_deadline.sh to record the SCHED_DEADLINE capture of
  * tests/data (see tests/data/README.md).  Linux only; needs CAP_SYS_NICE.
+ *
+ * Two optional environment variables (unset: the behaviour above):
+ *   DL_FLAGS     sched_flags for sched_setattr, e.g. 2 (SCHED_FLAG_RECLAIM: GRUB)
+ *   DL_SPORADIC  if 1, a sporadic task: job k+1 is released a period plus
+ *                (k mod 3) half periods after job k (0, T/2 or T late)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -66,8 +71,12 @@ int main(int argc, char **argv)
 	uint64_t work = strtoull(argv[5], NULL, 10) * 1000;
 	long jobs = strtol(argv[6], NULL, 10);
 	uint64_t next = strtoull(argv[7], NULL, 10);
+	const char *flags = getenv("DL_FLAGS");
+	const char *sporadic = getenv("DL_SPORADIC");
+	int late = sporadic != NULL && strcmp(sporadic, "1") == 0;
 	struct sched_attr attr = {
 		.size = sizeof(attr), .sched_policy = SCHED_DEADLINE,
+		.sched_flags = flags != NULL ? strtoull(flags, NULL, 0) : 0,
 		.sched_runtime = runtime, .sched_deadline = deadline, .sched_period = period,
 	};
 	if (syscall(SYS_sched_setattr, 0, &attr, 0) != 0) {
@@ -81,7 +90,7 @@ int main(int argc, char **argv)
 		if (k == jobs)
 			break;
 		burn(work);
-		next += period;
+		next += period + (late ? (uint64_t)(k % 3) * (period / 2) : 0);
 	}
 	return 0;
 }
