@@ -196,11 +196,11 @@ def test_fig5_runs_memcached_at_the_papers_load_beside_staggered_lookbusy_vms():
     assert len({vm.workload.offset for vm in host.vms if not vm.is_hi}) == 3
 
 
-def test_fig5_akita_tail_stays_within_one_and_a_half_times_alone(results):
+def test_fig5_akita_tail_stays_under_ten_percent_above_alone(results):
     out, _ = results
     rtt = json.loads((out / "fig5.json").read_text())["data"]["rtt_ns"]
     akita, credit = rtt["akita"], rtt["credit"]
-    assert 2 * akita["crowded"]["p999"] <= 3 * akita["alone"]["p999"]
+    assert 10 * akita["crowded"]["p999"] < 11 * akita["alone"]["p999"]  # decision 141
     assert credit["crowded"]["p999"] > 2 * credit["alone"]["p999"]
 
 
