@@ -81,14 +81,21 @@ class RunRecord:
 def source_commit() -> str:
     """The commit of the git checkout this package runs from, or ``"unknown"``.
 
-    ``git describe --always --dirty --abbrev=40`` in the package's folder;
-    any failure (no git, not a checkout, a timeout) gives ``"unknown"``,
-    never an error: a result file is worth writing without it.
+    ``git describe --always --dirty --abbrev=40`` in the package's folder,
+    if this very file is tracked there (an installed copy that merely sits
+    inside some checkout is not that checkout's code); any failure (no git,
+    not a checkout, a timeout) gives ``"unknown"``, never an error: a result
+    file is worth writing without it.
     """
+    here = Path(__file__).resolve()
     try:
+        tracked = subprocess.run(["git", "ls-files", "--error-unmatch", here.name], cwd=here.parent,
+                                 capture_output=True, text=True, timeout=10, check=False)
+        if tracked.returncode != 0:
+            return "unknown"
         done = subprocess.run(["git", "describe", "--always", "--dirty", "--abbrev=40"],
-                              cwd=Path(__file__).resolve().parent, capture_output=True,
-                              text=True, timeout=10, check=False)
+                              cwd=here.parent, capture_output=True, text=True, timeout=10,
+                              check=False)
     except (OSError, subprocess.SubprocessError):
         return "unknown"
     commit = done.stdout.strip()

@@ -147,6 +147,10 @@ def test_every_result_file_records_how_it_was_made(tmp_path, monkeypatch):
     assert record["mode"] == "quick" and record["switch_cost_ns"] == 1000 and record["seed"] == 1
     assert record["commit"] == experiment.source_commit() != ""
 
+    monkeypatch.setattr(experiment, "__file__", str(tmp_path / "experiment.py"))
+    assert experiment.source_commit() == "unknown"  # a copy outside any checkout
+    monkeypatch.undo()
+
     def no_git(*args, **kwargs):
         raise FileNotFoundError("git")
 
