@@ -77,9 +77,11 @@ class SourceClaim:
 
     def __attrs_post_init__(self) -> None:
         if self.source not in SOURCES:
-            raise ValueError(f"claim {self.id}: source {self.source!r} is not one of {list(SOURCES)}")
+            raise ValueError(f"claim {self.id}: source {self.source!r} is not one of "
+                             f"{list(SOURCES)}")
         if (self.experiment is None) != (self.read is None):
-            raise ValueError(f"claim {self.id}: an experiment needs a reader and a reader an experiment")
+            raise ValueError(f"claim {self.id}: an experiment needs a reader and a reader "
+                             "an experiment")
         if self.experiment is None and not self.mechanism:
             raise ValueError(f"claim {self.id}: a claim not attempted says why")
 
@@ -201,7 +203,8 @@ def _fig7_halves(doc: Doc) -> tuple[dict[str, Fraction], dict[str, Fraction]]:
 def _fig7_lo_before(doc: Doc) -> Reading:
     before, _ = _fig7_halves(doc)
     lo = [v for vm, v in before.items() if vm != "hi"]
-    return Reading(", ".join(_pct(v) for v in lo), None, _worst_points((v, Fraction(25)) for v in lo))
+    return Reading(", ".join(_pct(v) for v in lo), None,
+                   _worst_points((v, Fraction(25)) for v in lo))
 
 
 def _fig7_hi_after(doc: Doc) -> Reading:
@@ -214,7 +217,8 @@ def _fig7_lo_total(doc: Doc) -> Reading:
     total = {h: sum((v for vm, v in half.items() if vm != "hi"), Fraction(0)) for h, half in
              (("before", before), ("after", after))}
     return Reading(f"{_pct(total['after'])} together (before: {_pct(total['before'])})",
-                   total["after"] < total["before"], _worst_points([(total["after"], Fraction(39))]))
+                   total["after"] < total["before"],
+                   _worst_points([(total["after"], Fraction(39))]))
 
 
 def _fig7_lo_each(doc: Doc) -> Reading:
@@ -302,7 +306,8 @@ def _pregather_ratio(setup: str, paper: str) -> Reader:
 
 
 def _utilisation(doc: Doc, setup: str) -> dict[str, Fraction]:
-    return {n: Fraction(r["utilisation_permille"], 1000) for n, r in doc["data"]["runs"][setup].items()}
+    runs = doc["data"]["runs"][setup]
+    return {n: Fraction(r["utilisation_permille"], 1000) for n, r in runs.items()}
 
 
 def _pregather_alone(doc: Doc) -> Reading:

@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         print(write(Path(args[0])))
-    except (ValueError, KeyError) as error:  # a result file missing or not as the catalogue reads it
+    except (ValueError, KeyError) as error:  # a result file missing, or not as read
         print(f"{args[0]}: {error}", file=sys.stderr)
         return 2
     return 0

@@ -26,7 +26,8 @@ from fractions import Fraction
 
 import attrs
 
-__all__ = ["Verdict", "Band", "Rule", "Reading", "FACTOR_2", "POINTS_3", "ONE_SIDED", "BOUND", "bound"]
+__all__ = ["Verdict", "Band", "Rule", "Reading", "FACTOR_2", "POINTS_3", "ONE_SIDED", "BOUND",
+           "bound"]
 
 
 class Verdict(enum.Enum):

@@ -27,8 +27,9 @@ today's credit (:mod:`.credit`) did not exist then:
 
 So ``credit-3.3`` is :class:`~.credit.CreditPolicy` with the running vCPU
 charged one tick of credit at each tick and nothing in between, credit set
-to 0 at the upper bound, and no rate limit; everything else (accounting every 30 ms, BOOST on wake while
-UNDER, the run queues, stealing) is as in :mod:`.credit`, whose
+to 0 at the upper bound, and no rate limit; everything else (accounting
+every 30 ms, BOOST on wake while UNDER, the run queues, stealing) is as in
+:mod:`.credit`, whose
 ``sched_credit.c`` rules were already those of 3.3.  ``bcredit-3.3`` is the
 thread's revised patch (:mod:`.bcredit`) as its author applied it to 3.3:
 with its credit precision (credit by run time, as :mod:`.bcredit` does) and
