@@ -12,6 +12,7 @@ reproduce it.
 from __future__ import annotations
 
 import json
+import subprocess
 from importlib.resources import as_file, files
 from pathlib import Path
 from typing import Any, Callable
@@ -21,8 +22,8 @@ import attrs
 from akita.model import Host, load_host
 from akita.reference.run import simulate
 
-__all__ = ["Claim", "Outcome", "Experiment", "example_host", "run_policy", "ms",
-           "REPRODUCED", "NOT_REPRODUCED", "NO_FIGURE"]
+__all__ = ["Claim", "Outcome", "Experiment", "RunRecord", "example_host", "run_policy", "ms",
+           "source_commit", "REPRODUCED", "NOT_REPRODUCED", "NO_FIGURE"]
 
 REPRODUCED, NOT_REPRODUCED, NO_FIGURE = "reproduced", "not reproduced", "qualitative only"
 
@@ -56,6 +57,51 @@ class Claim:
                 "verdict": self.verdict, "why": self.why}
 
 
+@attrs.frozen
+class RunRecord:
+    """How a result file was made, written into it so that a figure can be traced to its run.
+
+    :param quick: whether the runs were ``--quick`` (shortened spans) or full.
+    :param switch_cost_ns: what a context switch cost in the runs, ns.
+    :param seed: the seed every simulation of the experiment ran with.
+    :param commit: the git commit of the source tree (``-dirty`` when it had
+        uncommitted changes), ``"unknown"`` outside a git checkout.
+    """
+
+    quick: bool
+    switch_cost_ns: int
+    seed: int
+    commit: str
+
+    def as_json(self) -> dict[str, Any]:
+        return {"mode": "quick" if self.quick else "full", "switch_cost_ns": self.switch_cost_ns,
+                "seed": self.seed, "commit": self.commit}
+
+
+def source_commit() -> str:
+    """The commit of the git checkout this package runs from, or ``"unknown"``.
+
+    ``git describe --always --dirty --abbrev=40`` in the package's folder,
+    if this very file is tracked there (an installed copy that merely sits
+    inside some checkout is not that checkout's code); any failure (no git,
+    not a checkout, a timeout) gives ``"unknown"``, never an error: a result
+    file is worth writing without it.
+    """
+    here = Path(__file__).resolve()
+    try:
+        tracked = subprocess.run(["git", "ls-files", "--error-unmatch", here.name], cwd=here.parent,
+                                 capture_output=True, text=True, timeout=10, check=False)
+        if tracked.returncode != 0:
+            return "unknown"
+        done = subprocess.run(["git", "describe", "--always", "--dirty", "--abbrev=40"],
+                              cwd=here.parent, capture_output=True, text=True, timeout=10,
+                              check=False)
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    commit = done.stdout.strip()
+    return commit if done.returncode == 0 and commit else "unknown"
+
+
 @attrs.define
 class Outcome:
     """What one experiment produced."""
@@ -68,9 +114,12 @@ class Outcome:
     claims: list[Claim]
     data: dict[str, Any]
     plots: list[str] = attrs.Factory(list)
+    #: how the result was made (set by :func:`~.registry.reproduce`).
+    run: RunRecord | None = None
 
     def as_json(self) -> dict[str, Any]:
         return {"experiment": self.name, "title": self.title, "source": self.source,
+                "run": None if self.run is None else self.run.as_json(),
                 "table": {"columns": self.columns, "rows": self.rows},
                 "claims": [c.as_json() for c in self.claims], "plots": self.plots,
                 "data": self.data}
@@ -122,6 +171,8 @@ class Experiment:
     host_file = ""
     #: simulated seconds of each run: ``(with --quick, without)``.
     seconds = (0, 0)
+    #: the seed every simulation of it runs with (:func:`run_policy`'s default).
+    seed = 1
 
     def duration(self, quick: bool) -> int:
         """The simulated span of each run, in ns."""

@@ -13,8 +13,9 @@ neighbours CPU-bound instead of lookbusy at 25% -- as many as Fig. 5 has,
 since Fig. 1 does not say -- under ``credit`` (Xen) and ``cfs`` (KVM),
 seed 1; "alone" is memcached by itself.  Each neighbour has its default
 weight (credit) or nice 0 (CFS): enough CPU budget, as the paper says, for a
-fair share of a quarter.  "Significantly impacted" is judged by the rule
-Fig. 5 uses for "intact": the crowded p99.9 more than 1.5x the one alone.
+fair share of a quarter.  "Significantly impacted" is judged as the crowded
+p99.9 more than 1.5x the one alone (the paper gives no figure; Fig. 5's
+"intact" is the stricter under 10% above alone, decision 141).
 """
 
 from __future__ import annotations

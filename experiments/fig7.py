@@ -116,7 +116,7 @@ def claims(split: dict[str, tuple[Fraction, Fraction]]) -> list[Claim]:
     lo_after = Fraction(sum(split[vm][1] for vm in lo), len(lo))
     hi_after = split["hi"][1]
     each = [split[vm][1] for vm in lo]
-    between = all(Fraction(1, 10) <= x <= Fraction(1, 5) for x in each)
+    between = all(Fraction(1, 10) <= x < Fraction(1, 5) for x in each)  # decision 141
     return [
         Claim("At first the LO VMs use 25% of the CPU each", "25% each",
               f"{_pct(lo_before)} each (mean)", abs(lo_before - Fraction(1, 4)) < Fraction(1, 50)),
@@ -129,7 +129,7 @@ def claims(split: dict[str, tuple[Fraction, Fraction]]) -> list[Claim]:
               "dom0 time, so all of the 50% left goes to the LO VMs; the paper's "
               "3 x 13% leaves 11% of the pCPU unaccounted for"),
         Claim("With the HI VM at 50%, each LO VM can only use about 13% (judged: each "
-              "between 10% and 20%)", "13% each", ", ".join(_pct(x) for x in each),
+              "at least 10% and under 20%)", "13% each", ", ".join(_pct(x) for x in each),
               between, _EVEN_ENOUGH if between else _UNEVEN),
     ]
 

@@ -7,7 +7,7 @@ from typing import Callable
 
 from akita.model import ModelError
 
-from .experiment import Experiment, Outcome
+from .experiment import Experiment, Outcome, RunRecord, source_commit
 from .fig1 import Fig1
 from .fig4 import Fig4
 from .fig5 import Fig5
@@ -16,7 +16,7 @@ from .fig7 import Fig7
 from .fig8 import Fig8
 from .flexcore import FlexCore
 from .pregather import Pregather
-from .switch_cost import SWITCH_COST, SwitchCost
+from .switch_cost import SWITCH_COST, SwitchCost, switch_cost as current_switch_cost
 from .thread import THREAD_EXPERIMENTS
 
 __all__ = ["EXPERIMENTS", "experiment_named", "reproduce"]
@@ -42,17 +42,21 @@ def reproduce(name: str, out: str | Path, *, quick: bool = False,
     its claims beside the source's figures, and its verdicts.  *on_start* is
     called with each experiment before it runs (the command line prints it).
     *switch_cost*: ns a context switch costs in these runs (by default the
-    measured :data:`~.switch_cost.MEASURED_NS`).
+    measured :data:`~.switch_cost.MEASURED_NS`).  Each result file records
+    how it was made (:class:`~.experiment.RunRecord`): quick or full, the
+    switch cost, the seed and the commit.
     """
     chosen = list(EXPERIMENTS.values()) if name == "all" else [experiment_named(name)]
     folder = Path(out)
     outcomes = []
     token = None if switch_cost is None else SWITCH_COST.set(switch_cost)
+    commit = source_commit()
     try:
         for experiment in chosen:
             if on_start is not None:
                 on_start(experiment)
             outcome = experiment.run(folder, quick=quick)
+            outcome.run = RunRecord(quick, current_switch_cost(), experiment.seed, commit)
             outcome.write(folder)
             outcomes.append(outcome)
     finally:

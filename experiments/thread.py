@@ -31,7 +31,10 @@ A stream is a closed loop through dom0 of 256 packets in flight (netback's
 ring slots); its bandwidth is the packets delivered times 1500 bytes.  Each
 hop of a packet (dom0 in, the guest, dom0 out) costs :func:`hop_ns`, 2.9 us:
 a third of what a stream packet cost in the thread's own runs, the pCPU the
-burn guests left over the packets the streams delivered (decision 108).
+burn guests left over the packets the streams delivered (decision 108).  The
+claims whose figures were inputs of that derivation -- the stream bandwidths
+and burn shares of those runs -- are marked fitted in the catalogue of claims
+(:mod:`.claims`, decision 142).
 """
 
 from __future__ import annotations

@@ -166,7 +166,7 @@ def test_fig7_gives_each_lo_vm_between_10_and_20_percent_beside_the_hi_vm_at_50(
     halves = json.loads((out / "fig7.json").read_text())["data"]["halves"]
     at_50 = {vm: Fraction(h["hi_50"]) for vm, h in halves.items()}
     assert abs(at_50.pop("hi") - Fraction(1, 2)) < Fraction(1, 100)
-    assert len(at_50) == 3 and all(Fraction(1, 10) <= x <= Fraction(1, 5) for x in at_50.values())
+    assert len(at_50) == 3 and all(Fraction(1, 10) <= x < Fraction(1, 5) for x in at_50.values())
 
 
 def test_fig7_split_claim_refutes_ties_in_host_order(tmp_path):
@@ -196,11 +196,11 @@ def test_fig5_runs_memcached_at_the_papers_load_beside_staggered_lookbusy_vms():
     assert len({vm.workload.offset for vm in host.vms if not vm.is_hi}) == 3
 
 
-def test_fig5_akita_tail_stays_within_one_and_a_half_times_alone(results):
+def test_fig5_akita_tail_stays_under_ten_percent_above_alone(results):
     out, _ = results
     rtt = json.loads((out / "fig5.json").read_text())["data"]["rtt_ns"]
     akita, credit = rtt["akita"], rtt["credit"]
-    assert 2 * akita["crowded"]["p999"] <= 3 * akita["alone"]["p999"]
+    assert 10 * akita["crowded"]["p999"] < 11 * akita["alone"]["p999"]  # decision 141
     assert credit["crowded"]["p999"] > 2 * credit["alone"]["p999"]
 
 
@@ -213,8 +213,10 @@ def test_fig5_intact_claim_refutes_lo_budgets_first_in_hi_mode():
     wrong = attrs.evolve(host, options=attrs.evolve(host.options, hi_mode_order="budget-first"))
     rtt = measure(wrong, 5 * S, policies=("akita",))["akita"]
     assert not intact(rtt["alone"]["p999"], rtt["crowded"]["p999"])
-    assert intact(rtt["alone"]["p999"], rtt["alone"]["p999"] * 3 // 2)
-    assert not intact(rtt["alone"]["p999"], rtt["alone"]["p999"] * 3 // 2 + 1)
+    # decision 141: intact is under 10% above alone, as first stated
+    alone = rtt["alone"]["p999"]
+    first_not = -(-alone * 11 // 10)  # the least crowded p99.9 at 10% or more above alone
+    assert intact(alone, first_not - 1) and not intact(alone, first_not)
     full = {p: rtt for p in ("akita", "credit", "cfs")}
     verdict = claims(full, wrong)[1]
     assert not verdict.holds and "budget-first" in verdict.why

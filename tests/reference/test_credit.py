@@ -252,3 +252,17 @@ def test_traces_are_schema_valid_and_every_runnable_vcpu_runs(policy):
     assert kinds <= {"wake", "block", "complete", "dispatch", "idle"}
     for name, stats in result.metrics.vms.items():
         assert stats.ran_ns > 0, name
+
+
+@pytest.mark.parametrize("policy, after", [("credit-3.3", 0), ("credit", "half")])
+def test_credit_above_the_upper_bound_is_reset_to_0_in_xen_3_3_and_halved_later(policy, after):
+    """Xen 3.3's csched_acct sets credit to 0 at the upper bound (tag 3.3.0-rc7); halving came
+    in 2010 (docs/policies/credit-3.3).  Each is the other's deliberately wrong variant."""
+    pol = POLICIES[policy]()
+    host = Host(1, [vm("hog"), vm("other")])
+    Simulator(host, pol.place(host), pol, duration=100 * MS, seed=1).run()
+    state = next(s for dom in pol.active_doms for s in dom.active)
+    state.sched.credit = pol.TSLICE + 7
+    pol.upper_bound(state)
+    assert state.sched.credit == (0 if after == 0 else (pol.TSLICE + 7) // 2)
+    assert not state.sched.active and all(state not in dom.active for dom in pol.active_doms)
