@@ -9,6 +9,7 @@
  * is done (the backlog of a lookbusy that fell behind).  Each finished job's response time
  * (completion - arrival, ns) is written to OUT as a little-endian int64.
  *
+ * After its last job the task sleeps until END (an idle vCPU stays a task).
  * With JOBS = "-" the task is CPU-bound: it waits for T0 + START and spins until END.
  *
  * usage: akita_vcpu JOBS OUT T0_NS START_NS END_NS
@@ -69,5 +70,6 @@ int main(int argc, char **argv) {
         fwrite(&response, sizeof response, 1, out);
     }
     fclose(out);
+    if (now(CLOCK_MONOTONIC) < end) sleep_until(end); /* no jobs left: the vCPU idles */
     return 0;
 }

@@ -1,0 +1,430 @@
+"""A host file's workloads as real programs on this machine's Linux.
+
+Each vCPU of each VM becomes one real task, pinned to the Linux CPU the
+placement gives it, in the kernel's default class (``SCHED_OTHER``, EEVDF on
+Linux 6.6 and later), with the same demand the simulator gives it
+(:func:`akita.reference.workloads.arrivals`, same seed, same phases):
+
+* every job-producing kind (``periodic``, ``sporadic``, ``duty`` -- lookbusy --,
+  ``trace``, ``idle``) runs ``akita_vcpu`` (:mod:`.programs`), which replays the
+  vCPU's jobs, each burning its demand in the task's own CPU time from its
+  arrival on, and writes each job's response time;
+* ``cpu-bound`` runs ``akita_vcpu`` spinning from its phase to the end;
+* ``poisson`` (a request-serving VM) runs a real ``memcached`` with one worker
+  thread a vCPU (``-t vcpus``); the worker threads are the vCPU tasks.  Its
+  other threads (the listener, which only accepts connections, and the logger
+  and maintenance threads, mostly asleep) are pinned to the first vCPU's CPU:
+  they are the guest's own housekeeping, which in a VM would run on its vCPUs
+  too (decision 181).  ``akita_client`` on ``client_cpu`` sends the VM's request
+  process -- the merged arrivals of its vCPUs, the simulator's own Poisson
+  streams -- over loopback, open loop, and records each round trip in ns.
+
+Each program is started in a session of its own (``setsid``), so that, as VMs
+started one by one, each is its own autogroup (``kernel.sched_autogroup_enabled``);
+a VM's ``nice`` is set on its task and on its autogroup, since with autogroups the
+kernel weighs the group, not the task, against other sessions (decision 184).
+
+The programs wait for a common start ``t0`` (``CLOCK_MONOTONIC``, half a second
+after :meth:`Workloads.start`) and stop at ``t0 + seconds``.  CPU time is read
+from ``/proc/PID/task/TID/schedstat`` (its first field, the kernel's
+``sum_exec_runtime`` in ns) at ``t0`` and at the end; the time other processes
+took on the CPUs used is read from ``/proc/stat`` (ticks of ``USER_HZ``) and
+reported as the machine's noise.
+"""
+
+from __future__ import annotations
+
+import heapq
+import os
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import time
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import attrs
+
+from akita.model import Host, ModelError, VM
+from akita.model.phases import resolve_phases, with_phases
+from akita.reference.histogram import LogHistogram
+from akita.reference.metrics import summary
+from akita.reference.workloads import arrivals
+
+from .programs import Unavailable, program
+
+__all__ = ["VcpuTask", "Workloads", "Unavailable", "require", "KEY", "VALUE_BYTES",
+           "CONNECTIONS", "LEAD_NS", "CLIENT_NICE"]
+
+#: The one key the client asks for, and its value's size (decision 182).
+KEY, VALUE_BYTES = "akita", 64
+#: The client's connections: the paper's "50 concurrent connections".
+CONNECTIONS = 50
+#: The clients' nice (and their autogroups'): the load generator must not be what is
+#: measured (decision 183); its lateness is recorded per request all the same.
+CLIENT_NICE = -10
+#: From start() to t0: time to start, pin and connect everything.
+LEAD_NS = 500_000_000
+#: How long the client waits for the last replies after the end.
+GRACE_NS = 200_000_000
+_NS = 1_000_000_000
+_TICK_NS = _NS // os.sysconf("SC_CLK_TCK")
+#: Kinds realised by ``akita_vcpu`` replaying the simulator's jobs.
+_JOB_KINDS = ("periodic", "sporadic", "duty", "trace", "idle")
+
+
+@attrs.frozen
+class VcpuTask:
+    """One vCPU as a Linux task: its VM, its index, its process and its thread."""
+
+    vm: str
+    vcpu: int
+    pid: int
+    tid: int
+
+
+def require(host: Host) -> None:
+    """Check that this machine can run *host*'s workloads for real.
+
+    :raises Unavailable: not root, or ``memcached`` missing for a request-serving VM.
+    :raises ModelError: a workload kind with no real program (``closed``, ``burn``).
+    """
+    if os.geteuid() != 0:
+        raise Unavailable("root", "running workloads on the kernel needs root "
+                          "(pinning, nice below 0, autogroups)")
+    for vm in host.vms:
+        w = vm.workload
+        if w.kind == "closed" or w.burn:
+            raise ModelError("workload.kind", w.kind, "a kind with a real program (closed "
+                             "loops and burn need an I/O path; not realised on the kernel)",
+                             vm=vm.name)
+        if w.kind == "poisson" and shutil.which("memcached") is None:
+            raise Unavailable("memcached", f"VM {vm.name} serves requests: memcached is not "
+                              "installed")
+
+
+class Workloads:
+    """*host*'s workloads as real tasks; a context manager that kills what it started.
+
+    :param host: the host file's host.
+    :param placement: ``(vm name, vcpu index) -> Linux CPU`` for every vCPU.
+    :param client_cpu: the CPU of the request clients.
+    :param seed: the workloads' seed (as ``akita simulate --seed``).
+    :param seconds: the run's length from ``t0``.
+    :param out_dir: where the job files and the programs' records go.
+    """
+
+    def __init__(self, host: Host, *, placement: Mapping[tuple[str, int], int],
+                 client_cpu: int, seed: int, seconds: float, out_dir: Path) -> None:
+        self.host = with_phases(host, resolve_phases(host, seed))
+        self.placement = dict(placement)
+        self.client_cpu = client_cpu
+        self.seed = seed
+        self.duration_ns = int(round(seconds * _NS))
+        self.out_dir = Path(out_dir)
+        self.t0_ns = 0
+        self.end_ns = 0
+        self._procs: list[subprocess.Popen[bytes]] = []
+        self._tasks: list[VcpuTask] = []
+        self._vm_pids: dict[str, int] = {}
+        self._clients: dict[str, subprocess.Popen[bytes]] = {}
+        self._outputs: dict[str, list[Path]] = {}
+        self._cpu_start: dict[str, int] = {}
+        self._cpu_end: dict[str, int] = {}
+        self._window = (0, 0)
+        self._stat: tuple[dict[int, int], dict[int, int]] = ({}, {})
+        self._stopped = False
+        for vm in self.host.vms:
+            for i in range(vm.vcpus):
+                if (vm.name, i) not in self.placement:
+                    raise ModelError("placement", f"{vm.name}/{i}", "a Linux CPU for every vCPU",
+                                     vm=vm.name)
+
+    # -- the context manager -------------------------------------------------------------
+
+    def __enter__(self) -> Workloads:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.kill()
+
+    def kill(self) -> None:
+        """Kill every process this object started (their own process groups only)."""
+        for proc in self._procs:
+            if proc.poll() is None:
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)  # its own session: pgid == pid
+                except ProcessLookupError:
+                    pass
+        for proc in self._procs:
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+
+    # -- starting ------------------------------------------------------------------------
+
+    def start(self) -> list[VcpuTask]:
+        """Start every vCPU's program, pinned, ``SCHED_OTHER``; return the vCPU tasks.
+
+        The programs begin their work at :attr:`t0_ns` (``CLOCK_MONOTONIC``).
+        """
+        require(self.host)
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        vcpu_bin, client_bin = program("akita_vcpu"), None
+        self.t0_ns = time.monotonic_ns() + LEAD_NS
+        self.end_ns = self.t0_ns + self.duration_ns
+        for vm in self.host.vms:
+            if vm.workload.kind == "poisson":
+                client_bin = client_bin or program("akita_client")
+                self._start_server(vm, client_bin)
+            else:
+                for i in range(vm.vcpus):
+                    self._start_vcpu(vm, i, vcpu_bin)
+        return list(self._tasks)
+
+    def _spawn(self, argv: list[str], cpu: int, nice: int) -> subprocess.Popen[bytes]:
+        """*argv* in a session of its own, pinned to *cpu*, ``SCHED_OTHER`` at *nice*."""
+        def prepare() -> None:  # runs in the child after setsid, before exec
+            _die_with_parent()
+            os.sched_setaffinity(0, {cpu})
+            os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
+            os.setpriority(os.PRIO_PROCESS, 0, nice)
+            try:
+                with open("/proc/self/autogroup", "w") as group:
+                    group.write(str(nice))
+            except OSError:
+                pass  # no autogroups: the task's nice is its weight
+
+        proc = subprocess.Popen(argv, start_new_session=True, preexec_fn=prepare,
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+        self._procs.append(proc)
+        return proc
+
+    def _start_vcpu(self, vm: VM, index: int, binary: Path) -> None:
+        jobs = arrivals(vm, index, self.seed, self.duration_ns)
+        out = self.out_dir / f"{vm.name}.{index}.resp"
+        if jobs is None:  # cpu-bound: runnable from its phase on
+            spec = "-"
+        else:
+            path = self.out_dir / f"{vm.name}.{index}.jobs"
+            _write_pairs(path, jobs)
+            spec = str(path)
+        argv = [str(binary), spec, str(out), str(self.t0_ns), str(vm.phase or 0),
+                str(self.end_ns)]
+        proc = self._spawn(argv, self.placement[(vm.name, index)], vm.share.nice)
+        self._tasks.append(VcpuTask(vm.name, index, proc.pid, proc.pid))
+        self._vm_pids[f"{vm.name}/{index}"] = proc.pid
+        self._outputs.setdefault(vm.name, []).append(out)
+
+    def _start_server(self, vm: VM, client: Path) -> None:
+        port = _free_port()
+        first = self.placement[(vm.name, 0)]
+        argv = ["memcached", "-u", "root", "-l", "127.0.0.1", "-p", str(port), "-U", "0",
+                "-t", str(vm.vcpus), "-m", "64", "-c", "4096",
+                "-o", "no_lru_crawler,no_lru_maintainer"]
+        proc = self._spawn(argv, first, vm.share.nice)
+        _store(port, proc)
+        workers = _threads(proc.pid, "mc-worker")
+        if len(workers) != vm.vcpus:
+            raise Unavailable("memcached", f"memcached started {len(workers)} worker threads, "
+                              f"not {vm.vcpus}")
+        for i, tid in enumerate(workers):
+            os.sched_setaffinity(tid, {self.placement[(vm.name, i)]})
+            self._tasks.append(VcpuTask(vm.name, i, proc.pid, tid))
+        self._vm_pids[vm.name] = proc.pid
+        streams = [arrivals(vm, i, self.seed, self.duration_ns) for i in range(vm.vcpus)]
+        path = self.out_dir / f"{vm.name}.arrivals"
+        with open(path, "wb") as out:
+            for arrival, _demand in heapq.merge(*(s for s in streams if s is not None)):
+                out.write(struct.pack("<q", arrival))
+        record = self.out_dir / f"{vm.name}.rtt"
+        argv = [str(client), str(port), str(path), str(record), str(self.t0_ns),
+                str(self.end_ns), str(CONNECTIONS), KEY, str(GRACE_NS)]
+        self._clients[vm.name] = self._spawn(argv, self.client_cpu, CLIENT_NICE)
+        self._outputs[vm.name] = [record]
+
+    # -- running and measuring -----------------------------------------------------------
+
+    def wait(self) -> None:
+        """Sleep until ``t0``, read the CPU times, sleep until the end, read them again,
+        then wait for the programs and the clients to finish."""
+        _sleep_until(self.t0_ns)
+        start, self._cpu_start, stat0 = time.monotonic_ns(), self._cpu_times(), _cpu_busy()
+        _sleep_until(self.end_ns)
+        end, self._cpu_end, stat1 = time.monotonic_ns(), self._cpu_times(), _cpu_busy()
+        self._window, self._stat = (start, end), (stat0, stat1)
+        deadline = time.monotonic() + GRACE_NS / _NS + 5
+        for proc in [*self._procs]:
+            if proc.args[0] == "memcached":
+                continue
+            try:
+                proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                pass
+        self._stopped = True
+
+    def _cpu_times(self) -> dict[str, int]:
+        """Each VM's CPU time so far (ns): the sum over its processes' threads."""
+        per_vm: dict[str, int] = {}
+        for key, pid in self._vm_pids.items():
+            vm = key.split("/")[0]
+            per_vm[vm] = per_vm.get(vm, 0) + _process_cpu_ns(pid)
+        return per_vm
+
+    def results(self) -> Mapping[str, object]:
+        """Per VM: CPU time and share over the run, and its latencies (after :meth:`wait`).
+
+        ``cpu_share`` is the VM's CPU time over the run's length; ``cpu_share_of_host``
+        over the CPU time all the host's VMs got, which leaves out what other processes
+        of the machine took (:meth:`noise`).
+
+        ``rtt_ns`` for a request-serving VM (round trip from the scheduled arrival),
+        ``response_ns`` for a job-replaying one (completion - arrival); both summarised
+        as the simulator summarises its own (:func:`akita.reference.metrics.summary`).
+        """
+        if not self._stopped:
+            raise RuntimeError("results() before the run has ended (call wait())")
+        window = self._window[1] - self._window[0]
+        used = {vm.name: self._cpu_end.get(vm.name, 0) - self._cpu_start.get(vm.name, 0)
+                for vm in self.host.vms}
+        total = sum(used.values())
+        figures: dict[str, object] = {}
+        for vm in self.host.vms:
+            cpu = used[vm.name]
+            entry: dict[str, Any] = {"cpu_ns": cpu, "cpu_share": round(cpu / window, 6),
+                                     "cpu_share_of_host": round(cpu / total, 6) if total else None}
+            if vm.workload.kind == "poisson":
+                entry.update(_rtt_figures(self._outputs[vm.name][0]))
+            elif vm.workload.kind in _JOB_KINDS:
+                entry.update(_response_figures(self._outputs[vm.name]))
+            figures[vm.name] = entry
+        return figures
+
+    def noise(self) -> Mapping[str, object]:
+        """The CPUs' time taken by processes this run did not start (ns, from /proc/stat,
+        in ticks of 1/USER_HZ), per CPU used, over the measured window."""
+        window = self._window[1] - self._window[0]
+        cpus = sorted({*self.placement.values()} | ({self.client_cpu} if self._clients else set()))
+        ours = {cpu: 0 for cpu in cpus}
+        for vm in self.host.vms:
+            cpu = self.placement[(vm.name, 0)]
+            ours[cpu] += self._cpu_end.get(vm.name, 0) - self._cpu_start.get(vm.name, 0)
+        busy = {cpu: self._stat[1].get(cpu, 0) - self._stat[0].get(cpu, 0) for cpu in cpus}
+        return {"window_ns": window,
+                "busy_ns": {str(c): busy[c] for c in cpus},
+                "foreign_ns": {str(c): max(0, busy[c] - ours[c]) for c in cpus
+                               if c in self.placement.values()}}
+
+
+def _die_with_parent() -> None:
+    """Ask the kernel to kill this (child) process when its parent dies (``PR_SET_PDEATHSIG``),
+    so that nothing outlives a controller that is killed outright."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG = 1
+
+
+def _write_pairs(path: Path, jobs: Iterator[tuple[int, int]]) -> None:
+    with open(path, "wb") as out:
+        for arrival, demand in jobs:
+            out.write(struct.pack("<qq", arrival, demand))
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def _store(port: int, proc: subprocess.Popen[bytes], timeout: float = 5.0) -> None:
+    """Store the client's key in the memcached on *port*, once it accepts connections."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if proc.poll() is not None:
+            raise Unavailable("memcached", f"memcached exited with status {proc.returncode}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1) as s:
+                s.sendall(f"set {KEY} 0 0 {VALUE_BYTES}\r\n".encode() + b"x" * VALUE_BYTES
+                          + b"\r\n")
+                if s.recv(64).startswith(b"STORED"):
+                    return
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            raise Unavailable("memcached", f"memcached did not answer on port {port}")
+        time.sleep(0.02)
+
+
+def _threads(pid: int, comm: str) -> list[int]:
+    """The thread ids of *pid* named *comm*, in id order."""
+    found = []
+    for tid in sorted(int(t) for t in os.listdir(f"/proc/{pid}/task")):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/comm") as f:
+                if f.read().strip() == comm:
+                    found.append(tid)
+        except OSError:
+            pass
+    return found
+
+
+def _process_cpu_ns(pid: int) -> int:
+    """The CPU time of every thread of *pid* (schedstat's ``sum_exec_runtime``)."""
+    total = 0
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return 0
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                total += int(f.read().split()[0])
+        except (OSError, ValueError, IndexError):
+            pass
+    return total
+
+
+def _cpu_busy() -> dict[int, int]:
+    """Each CPU's non-idle time (ns) from /proc/stat: user, nice, system, irq, softirq, steal."""
+    busy = {}
+    with open("/proc/stat") as f:
+        for line in f:
+            name, *fields = line.split()
+            if name.startswith("cpu") and name != "cpu":
+                v = [int(x) for x in fields]
+                busy[int(name[3:])] = (v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) * _TICK_NS
+    return busy
+
+
+def _sleep_until(t: int) -> None:
+    while (left := t - time.monotonic_ns()) > 0:
+        time.sleep(left / _NS)
+
+
+def _histogram(values: Iterator[int]) -> LogHistogram:
+    h = LogHistogram()
+    for v in values:
+        h.add(v)
+    return h
+
+
+def _rtt_figures(path: Path) -> dict[str, Any]:
+    rows = list(struct.iter_unpack("<qqq", path.read_bytes())) if path.exists() else []
+    answered = [r for r in rows if r[0] >= 0]
+    return {"requests": len(rows), "unanswered": len(rows) - len(answered),
+            "rtt_ns": summary(_histogram(r[0] for r in answered)),
+            "rtt_from_send_ns": summary(_histogram(r[2] for r in answered)),
+            "send_late_ns": summary(_histogram(max(0, r[1]) for r in rows))}
+
+
+def _response_figures(paths: list[Path]) -> dict[str, Any]:
+    values = [v for p in paths if p.exists() for (v,) in struct.iter_unpack("<q", p.read_bytes())]
+    return {"jobs": len(values), "response_ns": summary(_histogram(iter(values)))}
