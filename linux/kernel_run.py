@@ -54,24 +54,24 @@ def placement(host: Host, cpus: tuple[int, ...]) -> dict[tuple[str, int], int]:
 
 
 def run_once(host: Host, *, cpus: tuple[int, ...], client_cpu: int, seed: int, seconds: float,
-             out_dir: Path) -> dict[str, Any]:
+             out_dir: Path, isolate: bool = True) -> dict[str, Any]:
     """One run of *host* on the kernel: per-VM figures and the machine's noise."""
     with Workloads(host, placement=placement(host, cpus), client_cpu=client_cpu, seed=seed,
-                   seconds=seconds, out_dir=out_dir) as load:
+                   seconds=seconds, out_dir=out_dir, isolate=isolate) as load:
         load.start()
         load.wait()
         return {"seed": seed, "vms": dict(load.results()), "noise": dict(load.noise())}
 
 
 def run_kernel(host: Host, *, runs: int, seconds: float, seed: int, cpus: tuple[int, ...],
-               client_cpu: int, out_dir: Path,
+               client_cpu: int, out_dir: Path, isolate: bool = True,
                progress: Callable[[int, dict[str, Any]], None] | None = None
                ) -> list[dict[str, Any]]:
     """*runs* runs of *host* on the kernel, seeds ``seed .. seed + runs - 1``."""
     done = []
     for k in range(runs):
         one = run_once(host, cpus=cpus, client_cpu=client_cpu, seed=seed + k, seconds=seconds,
-                       out_dir=out_dir / f"run{k}")
+                       out_dir=out_dir / f"run{k}", isolate=isolate)
         done.append(one)
         if progress is not None:
             progress(k, one)
@@ -101,6 +101,7 @@ def predict(host: Host, *, policy: str, runs: int, seconds: float, seed: int
 FIGURES: tuple[tuple[str, ...], ...] = (
     ("cpu_share",), ("cpu_share_of_host",),
     ("rtt_ns", "p50"), ("rtt_ns", "p99"), ("rtt_ns", "p999"),
+    ("rtt_from_send_ns", "p999"), ("send_late_ns", "p999"), ("send_late_ns", "p50"),
     ("response_ns", "p50"), ("response_ns", "p99"), ("response_ns", "p999"),
 )
 

@@ -19,10 +19,15 @@ Linux 6.6 and later), with the same demand the simulator gives it
   process -- the merged arrivals of its vCPUs, the simulator's own Poisson
   streams -- over loopback, open loop, and records each round trip in ns.
 
-Each program is started in a session of its own (``setsid``), so that, as VMs
-started one by one, each is its own autogroup (``kernel.sched_autogroup_enabled``);
-a VM's ``nice`` is set on its task and on its autogroup, since with autogroups the
-kernel weighs the group, not the task, against other sessions (decision 184).
+Each program is started in a session of its own (``setsid``).  By default all
+of them are put in one cpu cgroup of their own (:class:`Group`), as a KVM host
+puts its VMs in ``machine.slice``: inside it the host's tasks compete exactly as
+tasks do, weighted by their ``nice``, and the machine's other processes, which
+the host file does not describe, weigh little beside it.  With ``isolate=False``
+each program is its own autogroup (``kernel.sched_autogroup_enabled``), as VMs
+started one by one are, and a VM's ``nice`` is set on its task and on its
+autogroup, since the kernel then weighs the group, not the task, against other
+sessions (decision 184).
 
 The programs wait for a common start ``t0`` (``CLOCK_MONOTONIC``, half a second
 after :meth:`Workloads.start`) and stop at ``t0 + seconds``.  CPU time is read
@@ -58,7 +63,8 @@ from akita.reference.workloads import arrivals
 from .programs import Unavailable, program
 
 __all__ = ["VcpuTask", "Workloads", "Unavailable", "require", "KEY", "VALUE_BYTES",
-           "CONNECTIONS", "LEAD_NS", "CLIENT_NICE"]
+           "CONNECTIONS", "LEAD_NS", "CLIENT_NICE", "Group",
+           "remove_stale"]
 
 #: The one key the client asks for, and its value's size (decision 182).
 KEY, VALUE_BYTES = "akita", 64
@@ -69,6 +75,11 @@ CONNECTIONS = 50
 CLIENT_NICE = -10
 #: From start() to t0: time to start, pin and connect everything.
 LEAD_NS = 500_000_000
+#: How long the vCPU programs stay after the end, so that their CPU time can be read.
+LINGER_NS = 2_000_000_000
+#: When the CPU times are read: this long before t0 (every program waits for t0) and
+#: after the end (every program has stopped working, none has exited).
+READ_MARGIN_NS = 50_000_000
 #: How long the client waits for the last replies after the end.
 GRACE_NS = 200_000_000
 _NS = 1_000_000_000
@@ -116,10 +127,14 @@ class Workloads:
     :param seed: the workloads' seed (as ``akita simulate --seed``).
     :param seconds: the run's length from ``t0``.
     :param out_dir: where the job files and the programs' records go.
+    :param isolate: put every program in one cpu cgroup of its own (:class:`Group`), as a
+        KVM host puts its VMs in ``machine.slice``; ``False``: each program in its own
+        autogroup, competing with the machine's other processes as they do.
     """
 
     def __init__(self, host: Host, *, placement: Mapping[tuple[str, int], int],
-                 client_cpu: int, seed: int, seconds: float, out_dir: Path) -> None:
+                 client_cpu: int, seed: int, seconds: float, out_dir: Path,
+                 isolate: bool = True) -> None:
         self.host = with_phases(host, resolve_phases(host, seed))
         self.placement = dict(placement)
         self.client_cpu = client_cpu
@@ -138,6 +153,9 @@ class Workloads:
         self._window = (0, 0)
         self._stat: tuple[dict[int, int], dict[int, int]] = ({}, {})
         self._stopped = False
+        self._read = (0, 0)
+        self._affinity: set[int] = set()
+        self._group: Group | None = Group() if isolate else None
         for vm in self.host.vms:
             for i in range(vm.vcpus):
                 if (vm.name, i) not in self.placement:
@@ -154,7 +172,14 @@ class Workloads:
         self.kill()
 
     def kill(self) -> None:
-        """Kill every process this object started (their own process groups only)."""
+        """Kill every process this object started (their own process groups only), and
+        remove the group."""
+        if self._group is not None and self._group.path.exists():
+            try:
+                if str(os.getpid()) in Path(self._group.procs).read_text().split():
+                    self._leave_group()
+            except OSError:
+                pass
         for proc in self._procs:
             if proc.poll() is None:
                 try:
@@ -166,6 +191,8 @@ class Workloads:
                 proc.wait(timeout=5)
             except subprocess.TimeoutExpired:
                 pass
+        if self._group is not None:
+            self._group.remove()
 
     # -- starting ------------------------------------------------------------------------
 
@@ -176,6 +203,8 @@ class Workloads:
         """
         require(self.host)
         self.out_dir.mkdir(parents=True, exist_ok=True)
+        if self._group is not None:
+            self._group.create()
         vcpu_bin, client_bin = program("akita_vcpu"), None
         self.t0_ns = time.monotonic_ns() + LEAD_NS
         self.end_ns = self.t0_ns + self.duration_ns
@@ -190,19 +219,30 @@ class Workloads:
 
     def _spawn(self, argv: list[str], cpu: int, nice: int) -> subprocess.Popen[bytes]:
         """*argv* in a session of its own, pinned to *cpu*, ``SCHED_OTHER`` at *nice*."""
+        group = None if self._group is None else self._group.procs
+
         def prepare() -> None:  # runs in the child after setsid, before exec
             _die_with_parent()
+            if group is not None:
+                with open(group, "w") as procs:
+                    procs.write(str(os.getpid()))  # this process and the threads it starts
             os.sched_setaffinity(0, {cpu})
             os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
             os.setpriority(os.PRIO_PROCESS, 0, nice)
+            if group is not None:
+                return  # outside the root group autogroups do not apply: nice weighs
             try:
-                with open("/proc/self/autogroup", "w") as group:
-                    group.write(str(nice))
+                with open("/proc/self/autogroup", "w") as autogroup:
+                    autogroup.write(str(nice))
             except OSError:
                 pass  # no autogroups: the task's nice is its weight
 
-        proc = subprocess.Popen(argv, start_new_session=True, preexec_fn=prepare,
-                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+        try:
+            proc = subprocess.Popen(argv, start_new_session=True, preexec_fn=prepare,
+                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+        except (OSError, subprocess.SubprocessError) as error:
+            raise Unavailable(Path(argv[0]).name, f"could not start {Path(argv[0]).name} "
+                              f"pinned to CPU {cpu} at nice {nice}: {error}") from None
         self._procs.append(proc)
         return proc
 
@@ -216,7 +256,7 @@ class Workloads:
             _write_pairs(path, jobs)
             spec = str(path)
         argv = [str(binary), spec, str(out), str(self.t0_ns), str(vm.phase or 0),
-                str(self.end_ns)]
+                str(self.end_ns), str(LINGER_NS)]
         proc = self._spawn(argv, self.placement[(vm.name, index)], vm.share.nice)
         self._tasks.append(VcpuTask(vm.name, index, proc.pid, proc.pid))
         self._vm_pids[f"{vm.name}/{index}"] = proc.pid
@@ -252,22 +292,41 @@ class Workloads:
     # -- running and measuring -----------------------------------------------------------
 
     def wait(self) -> None:
-        """Sleep until ``t0``, read the CPU times, sleep until the end, read them again,
-        then wait for the programs and the clients to finish."""
-        _sleep_until(self.t0_ns)
-        start, self._cpu_start, stat0 = time.monotonic_ns(), self._cpu_times(), _cpu_busy()
-        _sleep_until(self.end_ns)
-        end, self._cpu_end, stat1 = time.monotonic_ns(), self._cpu_times(), _cpu_busy()
-        self._window, self._stat = (start, end), (stat0, stat1)
-        deadline = time.monotonic() + GRACE_NS / _NS + 5
-        for proc in [*self._procs]:
-            if proc.args[0] == "memcached":
-                continue
+        """Read the CPU times just before ``t0`` and just after the end, then wait for the
+        clients' last replies and stop the vCPU programs.
+
+        The controller (this process) joins the group while it waits, so that its two
+        readings are not delayed by the tasks it measures (it sleeps in between)."""
+        joined = self._join_group()
+        try:
+            _sleep_until(self.t0_ns - READ_MARGIN_NS)
+            self._cpu_start, stat0, read0 = self._cpu_times(), _cpu_busy(), time.monotonic_ns()
+            _sleep_until(self.end_ns + READ_MARGIN_NS)
+            self._cpu_end, stat1, read1 = self._cpu_times(), _cpu_busy(), time.monotonic_ns()
+        finally:
+            if joined:
+                self._leave_group()
+        self._window, self._stat = (self.t0_ns, self.end_ns), (stat0, stat1)
+        self._read = (read0, read1)
+        for proc in self._clients.values():
             try:
-                proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+                proc.wait(timeout=GRACE_NS / _NS + 5)
             except subprocess.TimeoutExpired:
                 pass
         self._stopped = True
+
+    def _join_group(self) -> bool:
+        """Join the group, on the clients' CPU (the measured CPUs are left alone)."""
+        if self._group is None:
+            return False
+        self._affinity = os.sched_getaffinity(0)
+        os.sched_setaffinity(0, {self.client_cpu})
+        self._group.join(os.getpid())
+        return True
+
+    def _leave_group(self) -> None:
+        (CPU_CGROUP / "cgroup.procs").write_text(str(os.getpid()))
+        os.sched_setaffinity(0, self._affinity)
 
     def _cpu_times(self) -> dict[str, int]:
         """Each VM's CPU time so far (ns): the sum over its processes' threads."""
@@ -308,8 +367,8 @@ class Workloads:
 
     def noise(self) -> Mapping[str, object]:
         """The CPUs' time taken by processes this run did not start (ns, from /proc/stat,
-        in ticks of 1/USER_HZ), per CPU used, over the measured window."""
-        window = self._window[1] - self._window[0]
+        in ticks of 1/USER_HZ), per CPU used, between the two readings (``window_ns``)."""
+        window = self._read[1] - self._read[0]
         cpus = sorted({*self.placement.values()} | ({self.client_cpu} if self._clients else set()))
         ours = {cpu: 0 for cpu in cpus}
         for vm in self.host.vms:
@@ -320,6 +379,68 @@ class Workloads:
                 "busy_ns": {str(c): busy[c] for c in cpus},
                 "foreign_ns": {str(c): max(0, busy[c] - ours[c]) for c in cpus
                                if c in self.placement.values()}}
+
+
+#: The cpu controller (cgroup v1) and the weight of :class:`Group`: the most ``cpu.shares``
+#: allows, against 1,024 for each of the machine's other sessions.
+CPU_CGROUP = Path("/sys/fs/cgroup/cpu")
+GROUP_SHARES = 262144
+_PREFIX = "akita-kernel-"
+
+
+class Group:
+    """A cpu cgroup of this process's own (``akita-kernel-PID-N``) at :data:`GROUP_SHARES`.
+
+    Inside it the host's tasks compete with each other exactly as in the root group (the
+    same EEVDF run queue discipline, weights from their nice values); as one group they
+    weigh 256 times a session of the machine's other processes, so the other processes'
+    load -- which the host file does not describe -- takes little of the CPUs while the
+    host's tasks are runnable (decision 184).  Removed when its tasks are gone; a group
+    left behind by a controller that was killed is removed by the next one
+    (:func:`remove_stale`).
+    """
+
+    _count = 0
+
+    def __init__(self) -> None:
+        Group._count += 1
+        self.path = CPU_CGROUP / f"{_PREFIX}{os.getpid()}-{Group._count}"
+        self.procs = str(self.path / "cgroup.procs")
+
+    def create(self) -> None:
+        if not (CPU_CGROUP / "cpu.shares").exists():
+            raise Unavailable("cpu cgroup", f"no cgroup v1 cpu controller at {CPU_CGROUP} "
+                              "(run with isolation off: --no-isolate)")
+        remove_stale()
+        self.path.mkdir()
+        (self.path / "cpu.shares").write_text(str(GROUP_SHARES))
+
+    def join(self, pid: int) -> None:
+        """Move process *pid* (all its threads) into the group."""
+        Path(self.procs).write_text(str(pid))
+
+    def remove(self) -> None:
+        """Remove the group; its tasks, killed and waited for, may take a moment to leave."""
+        for _ in range(50):
+            try:
+                self.path.rmdir()
+                return
+            except FileNotFoundError:
+                return
+            except OSError:
+                time.sleep(0.02)
+
+
+def remove_stale() -> list[str]:
+    """Remove the empty groups of controllers that are no longer running; their names."""
+    removed = []
+    for path in CPU_CGROUP.glob(f"{_PREFIX}*"):
+        pid = path.name[len(_PREFIX):].split("-")[0]
+        if pid.isdigit() and not os.path.exists(f"/proc/{pid}") and \
+                not (path / "cgroup.procs").read_text().strip():
+            path.rmdir()
+            removed.append(path.name)
+    return removed
 
 
 def _die_with_parent() -> None:

@@ -9,10 +9,11 @@
  * is done (the backlog of a lookbusy that fell behind).  Each finished job's response time
  * (completion - arrival, ns) is written to OUT as a little-endian int64.
  *
- * After its last job the task sleeps until END (an idle vCPU stays a task).
+ * After its last job, and after END, the task sleeps until END + LINGER_NS (an idle vCPU
+ * stays a task, and its CPU time can still be read after the end).
  * With JOBS = "-" the task is CPU-bound: it waits for T0 + START and spins until END.
  *
- * usage: akita_vcpu JOBS OUT T0_NS START_NS END_NS
+ * usage: akita_vcpu JOBS OUT T0_NS START_NS END_NS LINGER_NS
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -44,15 +45,17 @@ static int burn(int64_t demand, int64_t end) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 6) {
-        fprintf(stderr, "usage: akita_vcpu JOBS OUT T0_NS START_NS END_NS\n");
+    if (argc != 7) {
+        fprintf(stderr, "usage: akita_vcpu JOBS OUT T0_NS START_NS END_NS LINGER_NS\n");
         return 2;
     }
     int64_t t0 = atoll(argv[3]), start = atoll(argv[4]), end = atoll(argv[5]);
+    int64_t linger = atoll(argv[6]);
     prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
     if (strcmp(argv[1], "-") == 0) {
         sleep_until(t0 + start);
         burn(INT64_MAX, end);
+        sleep_until(end + linger);
         return 0;
     }
     FILE *jobs = fopen(argv[1], "rb"), *out = fopen(argv[2], "wb");
@@ -70,6 +73,6 @@ int main(int argc, char **argv) {
         fwrite(&response, sizeof response, 1, out);
     }
     fclose(out);
-    if (now(CLOCK_MONOTONIC) < end) sleep_until(end); /* no jobs left: the vCPU idles */
+    sleep_until(end + linger); /* no jobs left: the vCPU idles */
     return 0;
 }

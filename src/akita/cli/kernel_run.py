@@ -50,9 +50,12 @@ def _terminate(signum: int, frame: FrameType | None) -> None:
               help="Simulator policy for the prediction (default: eevdf if built, else cfs).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False),
               help="Keep the programs' records here (default: a temporary folder).")
+@click.option("--isolate/--no-isolate", default=True, show_default=True,
+              help="Put the host's tasks in a cpu cgroup of their own (docs/kernel.rst).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON on stdout.")
 def kernel_run(host_file: str, seconds: float, runs: int, seed: int, cpus_text: str,
-               client_cpu: int, policy: str | None, out_dir: str | None, as_json: bool) -> int:
+               client_cpu: int, policy: str | None, out_dir: str | None, isolate: bool,
+               as_json: bool) -> int:
     """Run HOST.toml's workloads as real tasks under the kernel's default scheduler.
 
     Each vCPU is a task pinned to its CPU (SCHED_OTHER); a request-serving VM
@@ -76,7 +79,7 @@ def kernel_run(host_file: str, seconds: float, runs: int, seed: int, cpus_text: 
         with tempfile.TemporaryDirectory(prefix="akita-kernel-") as scratch:
             where = Path(out_dir) if out_dir else Path(scratch)
             kernel = run_kernel(host, runs=runs, seconds=seconds, seed=seed, cpus=cpus,
-                                client_cpu=client_cpu, out_dir=where,
+                                client_cpu=client_cpu, out_dir=where, isolate=isolate,
                                 progress=None if as_json else _progress)
     except Unavailable as error:
         click.echo(f"akita: error: {host_file}: {error}", err=True)
@@ -88,6 +91,7 @@ def kernel_run(host_file: str, seconds: float, runs: int, seed: int, cpus_text: 
         signal.signal(signal.SIGTERM, previous)
     model = predict(host, policy=policy, runs=runs, seconds=seconds, seed=seed)
     doc: dict[str, Any] = {"host": host_file, "seconds": seconds, "runs": runs, "seed": seed,
+                           "isolate": isolate,
                            "cpus": list(cpus), "client_cpu": client_cpu, "policy": policy,
                            "kernel": kernel, "model": model, "rows": compare(kernel, model)}
     if as_json:
