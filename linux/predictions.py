@@ -40,7 +40,7 @@ from akita.model import Host, load_host
 from .kernel_run import compare, default_policy, figures, predict, ratio, run_kernel
 
 __all__ = ["HOSTS", "measure", "table", "repredict", "fig5_rows", "akita_on_linux",
-           "plot", "machine"]
+           "plot", "machine", "render_rst"]
 
 #: The hosts of the table, fixed in advance (name -> file under examples/kernel/), and the
 #: figures of each that the table shows (VM, figure).
@@ -203,6 +203,49 @@ def fig5_rows(record: Mapping[str, Any], policy: str | None = None) -> list[dict
     return rows
 
 
+def _cell(figure: str, value: Any) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.1%}" if figure.startswith("cpu_share") else f"{value / 1e6:.3f}"
+
+
+def _spread_cell(figure: str, s: Mapping[str, Any] | None) -> str:
+    if s is None:
+        return "-"
+    return (f"{_cell(figure, s['median'])} [{_cell(figure, s['min'])}, "
+            f"{_cell(figure, s['max'])}]")
+
+
+def _grid(header: list[str], rows: list[list[str]]) -> str:
+    """An RST simple table."""
+    widths = [max(len(c) for c in col) for col in zip(header, *rows)]
+    rule = "  ".join("=" * w for w in widths)
+    line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
+    return "\n".join([rule, line(header), rule, *(line(r) for r in rows), rule]) + "\n"
+
+
+def render_rst(record: Mapping[str, Any], policy: str | None = None) -> str:
+    """The Fig. 5 table and the prediction table of *record*, as RST (docs/kernel.rst
+    includes it; ``tests/linux/test_kernel_run_table.py`` derives it again from the record)."""
+    policy = policy or record["policy"]
+    fig5 = [[r["scheduler"], r["setting"], _spread_cell("rtt_ns", r["kernel"]),
+             f"{r['model_policy']}: {_cell('rtt_ns', r['model']['median'] if r['model'] else None)}",
+             r["ratio"] or "-"] for r in fig5_rows(record, policy)]
+    main = [[r["host"], r["vm"], r["figure"].replace("_ns", "").replace("rtt.", "RTT ")
+             .replace("response.", "response ").replace("p999", "p99.9"),
+             _spread_cell(r["figure"], r["kernel"]),
+             _cell(r["figure"], r["model"]["median"] if r["model"] else None),
+             r["ratio"] or "-", "yes" if r["outside_spread"] else "no"]
+            for r in table(record, policy)]
+    return ("Fig. 5 on the kernel: memcached's p99.9 round trip (ms), median [least, greatest] "
+            f"of {record['runs']} runs of {record['seconds']:g} s\n\n"
+            + _grid(["scheduler", "memcached", "kernel p99.9", "simulator", "ratio"], fig5)
+            + f"\nThe prediction table (simulator: ``{policy}``; latencies in ms; ratio = "
+            "simulator / kernel; *outside*: the simulator's median lies outside the kernel's "
+            "range)\n\n"
+            + _grid(["host", "VM", "figure", "kernel", "simulator", "ratio", "outside"], main))
+
+
 def plot(record: Mapping[str, Any], out: Path, policy: str | None = None) -> Path:
     """The table as a plot: per figure, the kernel's median with its spread as an error bar
     and the simulator's median, on a log axis, one panel for shares, one for latencies."""
@@ -254,6 +297,7 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("record")
     r.add_argument("--policy", default=None)
     r.add_argument("--plot", default=None)
+    r.add_argument("--rst", default=None)
     p = sub.add_parser("repredict", help="add the simulator's runs under another policy")
     p.add_argument("record")
     p.add_argument("--policy", required=True)
@@ -275,6 +319,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(row))
     if args.plot:
         plot(record, Path(args.plot), args.policy)
+    if args.rst:
+        Path(args.rst).write_text(render_rst(record, args.policy))
     return 0
 
 

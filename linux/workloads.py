@@ -73,8 +73,8 @@ CONNECTIONS = 50
 #: The clients' nice (and their autogroups'): the load generator must not be what is
 #: measured (decision 183); its lateness is recorded per request all the same.
 CLIENT_NICE = -10
-#: From start() to t0: time to start, pin and connect everything.
-LEAD_NS = 500_000_000
+#: From the moment every program has started (and every client has connected) to t0.
+LEAD_NS = 200_000_000
 #: How long the vCPU programs stay after the end, so that their CPU time can be read.
 LINGER_NS = 2_000_000_000
 #: When the CPU times are read: this long before t0 (every program waits for t0) and
@@ -147,6 +147,7 @@ class Workloads:
         self._tasks: list[VcpuTask] = []
         self._vm_pids: dict[str, int] = {}
         self._clients: dict[str, subprocess.Popen[bytes]] = {}
+        self._ports: dict[str, int] = {}
         self._outputs: dict[str, list[Path]] = {}
         self._cpu_start: dict[str, int] = {}
         self._cpu_end: dict[str, int] = {}
@@ -205,20 +206,43 @@ class Workloads:
         self.out_dir.mkdir(parents=True, exist_ok=True)
         if self._group is not None:
             self._group.create()
-        vcpu_bin, client_bin = program("akita_vcpu"), None
-        self.t0_ns = time.monotonic_ns() + LEAD_NS
-        self.end_ns = self.t0_ns + self.duration_ns
-        for vm in self.host.vms:
-            if vm.workload.kind == "poisson":
-                client_bin = client_bin or program("akita_client")
-                self._start_server(vm, client_bin)
-            else:
-                for i in range(vm.vcpus):
-                    self._start_vcpu(vm, i, vcpu_bin)
+        vcpu_bin = program("akita_vcpu")
+        client_bin = program("akita_client") if any(
+            vm.workload.kind == "poisson" for vm in self.host.vms) else None
+        joined = self._join_group()  # so that starting is not slowed by the machine's load
+        try:
+            for vm in self.host.vms:
+                if vm.workload.kind == "poisson":
+                    assert client_bin is not None
+                    self._start_server(vm, client_bin)
+                else:
+                    for i in range(vm.vcpus):
+                        self._start_vcpu(vm, i, vcpu_bin)
+            self._wait_connected()
+            self.t0_ns = time.monotonic_ns() + LEAD_NS
+            self.end_ns = self.t0_ns + self.duration_ns
+            for proc in self._procs:
+                if proc.stdin is not None:
+                    proc.stdin.write(f"{self.t0_ns} {self.end_ns}\n".encode())
+                    proc.stdin.close()
+        finally:
+            if joined:
+                self._leave_group()
         return list(self._tasks)
 
-    def _spawn(self, argv: list[str], cpu: int, nice: int) -> subprocess.Popen[bytes]:
-        """*argv* in a session of its own, pinned to *cpu*, ``SCHED_OTHER`` at *nice*."""
+    def _wait_connected(self, timeout: float = 10.0) -> None:
+        """Wait until each client has its connections open (memcached counts them)."""
+        deadline = time.monotonic() + timeout
+        for vm, port in self._ports.items():
+            while _connections(port) < CONNECTIONS:
+                if time.monotonic() > deadline or self._clients[vm].poll() is not None:
+                    raise Unavailable("memcached", f"the client of {vm} did not connect")
+                time.sleep(0.01)
+
+    def _spawn(self, argv: list[str], cpu: int, nice: int,
+               timed: bool = True) -> subprocess.Popen[bytes]:
+        """*argv* in a session of its own, pinned to *cpu*, ``SCHED_OTHER`` at *nice*; a
+        *timed* program reads ``T0 END`` from its stdin (:meth:`start` writes it)."""
         group = None if self._group is None else self._group.procs
 
         def prepare() -> None:  # runs in the child after setsid, before exec
@@ -239,7 +263,8 @@ class Workloads:
 
         try:
             proc = subprocess.Popen(argv, start_new_session=True, preexec_fn=prepare,
-                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+                                    stdin=subprocess.PIPE if timed else subprocess.DEVNULL,
+                                    stdout=subprocess.DEVNULL)
         except (OSError, subprocess.SubprocessError) as error:
             raise Unavailable(Path(argv[0]).name, f"could not start {Path(argv[0]).name} "
                               f"pinned to CPU {cpu} at nice {nice}: {error}") from None
@@ -255,8 +280,7 @@ class Workloads:
             path = self.out_dir / f"{vm.name}.{index}.jobs"
             _write_pairs(path, jobs)
             spec = str(path)
-        argv = [str(binary), spec, str(out), str(self.t0_ns), str(vm.phase or 0),
-                str(self.end_ns), str(LINGER_NS)]
+        argv = [str(binary), spec, str(out), str(vm.phase or 0), str(LINGER_NS)]
         proc = self._spawn(argv, self.placement[(vm.name, index)], vm.share.nice)
         self._tasks.append(VcpuTask(vm.name, index, proc.pid, proc.pid))
         self._vm_pids[f"{vm.name}/{index}"] = proc.pid
@@ -264,11 +288,12 @@ class Workloads:
 
     def _start_server(self, vm: VM, client: Path) -> None:
         port = _free_port()
+        self._ports[vm.name] = port
         first = self.placement[(vm.name, 0)]
         argv = ["memcached", "-u", "root", "-l", "127.0.0.1", "-p", str(port), "-U", "0",
                 "-t", str(vm.vcpus), "-m", "64", "-c", "4096",
                 "-o", "no_lru_crawler,no_lru_maintainer"]
-        proc = self._spawn(argv, first, vm.share.nice)
+        proc = self._spawn(argv, first, vm.share.nice, timed=False)
         _store(port, proc)
         workers = _threads(proc.pid, "mc-worker")
         if len(workers) != vm.vcpus:
@@ -284,8 +309,8 @@ class Workloads:
             for arrival, _demand in heapq.merge(*(s for s in streams if s is not None)):
                 out.write(struct.pack("<q", arrival))
         record = self.out_dir / f"{vm.name}.rtt"
-        argv = [str(client), str(port), str(path), str(record), str(self.t0_ns),
-                str(self.end_ns), str(CONNECTIONS), KEY, str(GRACE_NS)]
+        argv = [str(client), str(port), str(path), str(record), str(CONNECTIONS), KEY,
+                str(GRACE_NS)]
         self._clients[vm.name] = self._spawn(argv, self.client_cpu, CLIENT_NICE)
         self._outputs[vm.name] = [record]
 
@@ -308,6 +333,10 @@ class Workloads:
                 self._leave_group()
         self._window, self._stat = (self.t0_ns, self.end_ns), (stat0, stat1)
         self._read = (read0, read1)
+        if read0 > self.t0_ns or read1 < self.end_ns:
+            raise RuntimeError(f"the CPU times were read {max(0, read0 - self.t0_ns)} ns after "
+                               f"t0 and {max(0, self.end_ns - read1)} ns before the end: the "
+                               "run's CPU shares would be wrong")
         for proc in self._clients.values():
             try:
                 proc.wait(timeout=GRACE_NS / _NS + 5)
@@ -482,6 +511,23 @@ def _store(port: int, proc: subprocess.Popen[bytes], timeout: float = 5.0) -> No
         if time.monotonic() > deadline:
             raise Unavailable("memcached", f"memcached did not answer on port {port}")
         time.sleep(0.02)
+
+
+def _connections(port: int) -> int:
+    """The connections memcached on *port* has open (its ``stats``: ``curr_connections``,
+    which counts this one too)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=1) as s:
+        s.sendall(b"stats\r\n")
+        data = b""
+        while not data.endswith(b"END\r\n"):
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    for line in data.decode().splitlines():
+        if line.startswith("STAT curr_connections "):
+            return int(line.split()[2]) - 1
+    return 0
 
 
 def _threads(pid: int, comm: str) -> list[int]:

@@ -16,7 +16,10 @@
  * "completion minus arrival"; -1 if no reply came), the send's lateness (sent - scheduled)
  * and the round trip counted from the actual send.
  *
- * usage: akita_client PORT ARRIVALS OUT T0_NS END_NS CONNS KEY GRACE_NS
+ * T0 and END (CLOCK_MONOTONIC, ns) are read from stdin ("T0 END") once the connections
+ * are made, as the controller writes them when every task has started.
+ *
+ * usage: akita_client PORT ARRIVALS OUT CONNS KEY GRACE_NS   (stdin: T0_NS END_NS)
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -87,13 +90,13 @@ static void drain(conn_t *c) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 9) {
-        fprintf(stderr, "usage: akita_client PORT ARRIVALS OUT T0_NS END_NS CONNS KEY GRACE_NS\n");
+    if (argc != 7) {
+        fprintf(stderr, "usage: akita_client PORT ARRIVALS OUT CONNS KEY GRACE_NS (stdin: T0 END)\n");
         return 2;
     }
-    int port = atoi(argv[1]), conns = atoi(argv[6]);
-    int64_t t0 = atoll(argv[4]), end = atoll(argv[5]), grace = atoll(argv[8]);
-    const char *key = argv[7];
+    int port = atoi(argv[1]), conns = atoi(argv[4]);
+    int64_t grace = atoll(argv[6]);
+    const char *key = argv[5];
     FILE *in = fopen(argv[2], "rb");
     if (!in || conns < 1) {
         perror("akita_client: arrivals");
@@ -130,6 +133,12 @@ int main(int argc, char **argv) {
         struct epoll_event ev = {.events = EPOLLIN, .data.u32 = (uint32_t)k};
         epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
     }
+    long long t0_, end_;
+    if (scanf("%lld %lld", &t0_, &end_) != 2) {
+        fprintf(stderr, "akita_client: no T0 END on stdin\n");
+        return 2;
+    }
+    int64_t t0 = t0_, end = end_;
     struct epoll_event evs[64];
     long next = 0;
     for (;;) {

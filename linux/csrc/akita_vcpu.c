@@ -1,5 +1,9 @@
 /* akita_vcpu: one vCPU's workload as a real task (akita.linux.workloads).
  *
+ * The run's start T0 and end END (CLOCK_MONOTONIC, ns) are read from stdin ("T0 END"),
+ * written by the controller once every task has started, so that a slow start-up on a
+ * loaded machine cannot eat into the run.
+ *
  * Replays the jobs the simulator gives the vCPU (akita.reference.workloads.arrivals):
  * a binary file of little-endian int64 pairs (arrival_ns, demand_ns), arrivals counted
  * from the run's start T0 (CLOCK_MONOTONIC).  Each job waits for its arrival (an absolute
@@ -13,7 +17,7 @@
  * stays a task, and its CPU time can still be read after the end).
  * With JOBS = "-" the task is CPU-bound: it waits for T0 + START and spins until END.
  *
- * usage: akita_vcpu JOBS OUT T0_NS START_NS END_NS LINGER_NS
+ * usage: akita_vcpu JOBS OUT START_NS LINGER_NS   (stdin: T0_NS END_NS)
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -45,23 +49,32 @@ static int burn(int64_t demand, int64_t end) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 7) {
-        fprintf(stderr, "usage: akita_vcpu JOBS OUT T0_NS START_NS END_NS LINGER_NS\n");
+    if (argc != 5) {
+        fprintf(stderr, "usage: akita_vcpu JOBS OUT START_NS LINGER_NS (stdin: T0_NS END_NS)\n");
         return 2;
     }
-    int64_t t0 = atoll(argv[3]), start = atoll(argv[4]), end = atoll(argv[5]);
-    int64_t linger = atoll(argv[6]);
+    int64_t start = atoll(argv[3]), linger = atoll(argv[4]);
+    long long t0_, end_;
+    FILE *jobs = NULL, *out = NULL;
+    if (strcmp(argv[1], "-") != 0) {
+        jobs = fopen(argv[1], "rb");
+        out = fopen(argv[2], "wb");
+        if (!jobs || !out) {
+            perror("akita_vcpu: open");
+            return 2;
+        }
+    }
+    if (scanf("%lld %lld", &t0_, &end_) != 2) {
+        fprintf(stderr, "akita_vcpu: no T0 END on stdin\n");
+        return 2;
+    }
+    int64_t t0 = t0_, end = end_;
     prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-    if (strcmp(argv[1], "-") == 0) {
+    if (jobs == NULL) {
         sleep_until(t0 + start);
         burn(INT64_MAX, end);
         sleep_until(end + linger);
         return 0;
-    }
-    FILE *jobs = fopen(argv[1], "rb"), *out = fopen(argv[2], "wb");
-    if (!jobs || !out) {
-        perror("akita_vcpu: open");
-        return 2;
     }
     int64_t job[2];
     while (fread(job, sizeof job[0], 2, jobs) == 2) {
