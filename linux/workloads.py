@@ -74,7 +74,7 @@ CONNECTIONS = 50
 #: measured (decision 183); its lateness is recorded per request all the same.
 CLIENT_NICE = -10
 #: From the moment every program has started (and every client has connected) to t0.
-LEAD_NS = 200_000_000
+LEAD_NS = 300_000_000
 #: How long the vCPU programs stay after the end, so that their CPU time can be read.
 LINGER_NS = 2_000_000_000
 #: When the CPU times are read: this long before t0 (every program waits for t0) and
@@ -156,6 +156,7 @@ class Workloads:
         self._stopped = False
         self._read = (0, 0)
         self._affinity: set[int] = set()
+        self._joined = False
         self._group: Group | None = Group() if isolate else None
         for vm in self.host.vms:
             for i in range(vm.vcpus):
@@ -175,12 +176,10 @@ class Workloads:
     def kill(self) -> None:
         """Kill every process this object started (their own process groups only), and
         remove the group."""
-        if self._group is not None and self._group.path.exists():
-            try:
-                if str(os.getpid()) in Path(self._group.procs).read_text().split():
-                    self._leave_group()
-            except OSError:
-                pass
+        try:
+            self._leave_group()
+        except OSError:
+            pass
         for proc in self._procs:
             if proc.poll() is None:
                 try:
@@ -209,7 +208,7 @@ class Workloads:
         vcpu_bin = program("akita_vcpu")
         client_bin = program("akita_client") if any(
             vm.workload.kind == "poisson" for vm in self.host.vms) else None
-        joined = self._join_group()  # so that starting is not slowed by the machine's load
+        self._join_group()  # starting and reading are not slowed by the machine's load
         try:
             for vm in self.host.vms:
                 if vm.workload.kind == "poisson":
@@ -225,9 +224,9 @@ class Workloads:
                 if proc.stdin is not None:
                     proc.stdin.write(f"{self.t0_ns} {self.end_ns}\n".encode())
                     proc.stdin.close()
-        finally:
-            if joined:
-                self._leave_group()
+        except BaseException:
+            self._leave_group()
+            raise
         return list(self._tasks)
 
     def _wait_connected(self, timeout: float = 10.0) -> None:
@@ -320,17 +319,16 @@ class Workloads:
         """Read the CPU times just before ``t0`` and just after the end, then wait for the
         clients' last replies and stop the vCPU programs.
 
-        The controller (this process) joins the group while it waits, so that its two
-        readings are not delayed by the tasks it measures (it sleeps in between)."""
-        joined = self._join_group()
+        The controller (this process) is in the group, on the clients' CPU, from
+        :meth:`start` to the end of this call, so that its two readings are not delayed by
+        the machine's load (it sleeps in between)."""
         try:
             _sleep_until(self.t0_ns - READ_MARGIN_NS)
             self._cpu_start, stat0, read0 = self._cpu_times(), _cpu_busy(), time.monotonic_ns()
             _sleep_until(self.end_ns + READ_MARGIN_NS)
             self._cpu_end, stat1, read1 = self._cpu_times(), _cpu_busy(), time.monotonic_ns()
         finally:
-            if joined:
-                self._leave_group()
+            self._leave_group()
         self._window, self._stat = (self.t0_ns, self.end_ns), (stat0, stat1)
         self._read = (read0, read1)
         if read0 > self.t0_ns or read1 < self.end_ns:
@@ -344,18 +342,22 @@ class Workloads:
                 pass
         self._stopped = True
 
-    def _join_group(self) -> bool:
+    def _join_group(self) -> None:
         """Join the group, on the clients' CPU (the measured CPUs are left alone)."""
-        if self._group is None:
-            return False
+        if self._group is None or self._joined:
+            return
         self._affinity = os.sched_getaffinity(0)
         os.sched_setaffinity(0, {self.client_cpu})
         self._group.join(os.getpid())
-        return True
+        self._joined = True
 
     def _leave_group(self) -> None:
+        """Back to the root group and the affinity this process had."""
+        if not self._joined:
+            return
         (CPU_CGROUP / "cgroup.procs").write_text(str(os.getpid()))
         os.sched_setaffinity(0, self._affinity)
+        self._joined = False
 
     def _cpu_times(self) -> dict[str, int]:
         """Each VM's CPU time so far (ns): the sum over its processes' threads."""
