@@ -360,11 +360,14 @@ class Workloads:
         self._joined = False
 
     def _cpu_times(self) -> dict[str, int]:
-        """Each VM's CPU time so far (ns): the sum over its processes' threads."""
+        """Each VM's CPU time so far (ns), the sum over its processes' threads; its time
+        waiting runnable and its dispatches are kept under ``VM/wait`` and ``VM/runs``."""
         per_vm: dict[str, int] = {}
         for key, pid in self._vm_pids.items():
             vm = key.split("/")[0]
-            per_vm[vm] = per_vm.get(vm, 0) + _process_cpu_ns(pid)
+            cpu, wait, runs = _schedstat(pid)
+            for name, value in ((vm, cpu), (f"{vm}/wait", wait), (f"{vm}/runs", runs)):
+                per_vm[name] = per_vm.get(name, 0) + value
         return per_vm
 
     def results(self) -> Mapping[str, object]:
@@ -372,7 +375,9 @@ class Workloads:
 
         ``cpu_share`` is the VM's CPU time over the run's length; ``cpu_share_of_host``
         over the CPU time all the host's VMs got, which leaves out what other processes
-        of the machine took (:meth:`noise`).
+        of the machine took (:meth:`noise`); ``run_delay_ns`` the time its threads waited
+        runnable, ``dispatches`` how often they were given the CPU, ``mean_wait_ns`` the
+        one over the other (schedstat's ``run_delay`` and ``pcount``).
 
         ``rtt_ns`` for a request-serving VM (round trip from the scheduled arrival),
         ``response_ns`` for a job-replaying one (completion - arrival); both summarised
@@ -387,8 +392,12 @@ class Workloads:
         figures: dict[str, object] = {}
         for vm in self.host.vms:
             cpu = used[vm.name]
+            waited, runs = (self._cpu_end.get(f"{vm.name}/{k}", 0)
+                            - self._cpu_start.get(f"{vm.name}/{k}", 0) for k in ("wait", "runs"))
             entry: dict[str, Any] = {"cpu_ns": cpu, "cpu_share": round(cpu / window, 6),
-                                     "cpu_share_of_host": round(cpu / total, 6) if total else None}
+                                     "cpu_share_of_host": round(cpu / total, 6) if total else None,
+                                     "run_delay_ns": waited, "dispatches": runs,
+                                     "mean_wait_ns": waited // runs if runs else None}
             if vm.workload.kind == "poisson":
                 entry.update(_rtt_figures(self._outputs[vm.name][0]))
             elif vm.workload.kind in _JOB_KINDS:
@@ -545,20 +554,24 @@ def _threads(pid: int, comm: str) -> list[int]:
     return found
 
 
-def _process_cpu_ns(pid: int) -> int:
-    """The CPU time of every thread of *pid* (schedstat's ``sum_exec_runtime``)."""
-    total = 0
+def _schedstat(pid: int) -> tuple[int, int, int]:
+    """Summed over the threads of *pid*, the three fields of ``schedstat``: time on the
+    CPU (``sum_exec_runtime``), time runnable but waiting (``run_delay``), both in ns, and
+    the number of times it was given the CPU (``pcount``)."""
+    total = [0, 0, 0]
     try:
         tids = os.listdir(f"/proc/{pid}/task")
     except OSError:
-        return 0
+        return (0, 0, 0)
     for tid in tids:
         try:
             with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
-                total += int(f.read().split()[0])
-        except (OSError, ValueError, IndexError):
-            pass
-    return total
+                fields = [int(x) for x in f.read().split()[:3]]
+        except (OSError, ValueError):
+            continue
+        for i, value in enumerate(fields):
+            total[i] += value
+    return (total[0], total[1], total[2])
 
 
 def _cpu_busy() -> dict[int, int]:
