@@ -328,7 +328,9 @@ def plot_fig5(record: Mapping[str, Any], out: Path, policy: str | None = None) -
     import matplotlib.pyplot as plt
 
     rows = [r for r in fig5_rows(record, policy) if r["kernel"] or r["model"]]
-    fig, ax = plt.subplots(figsize=(7, 3.4))
+    fig, ax = plt.subplots(figsize=(8, 3.6))
+    colours = {p: f"C{k + 1}" for k, p in enumerate(dict.fromkeys(r["model_policy"] for r in rows))}
+    shown: set[str] = set()
     for i, r in enumerate(rows):
         if r["kernel"]:
             k = r["kernel"]
@@ -336,10 +338,14 @@ def plot_fig5(record: Mapping[str, Any], out: Path, policy: str | None = None) -
                    yerr=[[(k["median"] - k["min"]) / 1e6], [(k["max"] - k["median"]) / 1e6]],
                    capsize=3, label="kernel (median, range)" if i == 0 else None)
         if r["model"]:
-            ax.bar(i + 0.2, r["model"]["median"] / 1e6, 0.4, color="C1",
-                   label=f"simulator ({r['model_policy']})" if i in (0, 2) else None)
-    ax.set_xticks(list(range(len(rows))), [f"{r['scheduler']}\n{r['setting']}" for r in rows],
-                  fontsize=7)
+            policy_ = r["model_policy"]
+            ax.bar(i + 0.2, r["model"]["median"] / 1e6, 0.4, color=colours[policy_],
+                   label=None if policy_ in shown else f"simulator ({policy_})")
+            shown.add(policy_)
+    short = {"EEVDF (kernel default)": "EEVDF", "Akita-on-Linux": "Akita-on-Linux"}
+    ax.set_xticks(list(range(len(rows))), [f"{short.get(r['scheduler'], r['scheduler'])}, "
+                                           f"{r['setting']}\nvs {r['model_policy']}"
+                                           for r in rows], fontsize=6)
     ax.set_yscale("log")
     ax.set_ylabel("memcached p99.9 RTT (ms)")
     ax.set_title("Fig. 5 on this machine's kernel (CPU 1; client on CPU 0)", fontsize=9)

@@ -42,8 +42,20 @@ def test_each_row_has_kernel_model_and_ratio(record):
 
 def test_fig5_has_alone_and_crowded_under_the_default_scheduler(record):
     rows = [r for r in fig5_rows(record) if r["scheduler"].startswith("EEVDF")]
-    assert [r["setting"] for r in rows] == ["alone", "crowded"]
+    assert [(r["setting"], r["model_policy"]) for r in rows] == [
+        ("alone", "cfs"), ("crowded", "cfs"),
+        ("alone", "cfs+measured-service"), ("crowded", "cfs+measured-service")]
     assert all(r["kernel"]["n"] == record["runs"] for r in rows)
+
+
+def test_the_measured_service_is_what_the_runs_say(record):
+    from akita.linux.predictions import measured_service
+
+    for name in ("fig5", "fig5-alone"):
+        entry = record["hosts"][name]
+        costs = sorted(r["vms"]["memcached"]["cpu_ns"] // r["vms"]["memcached"]["requests"]
+                       for r in entry["kernel"])
+        assert measured_service(entry["kernel"]) == entry["measured_service_ns"] == costs[2]
 
 
 def test_a_changed_measurement_changes_the_table(record):
