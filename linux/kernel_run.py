@@ -1,6 +1,6 @@
 """A host file run on this machine's kernel, several times, beside the simulator's prediction.
 
-One *run* starts the host's workloads as real tasks (:mod:`.workloads`), pinned
+One *run* starts the host's workloads as real tasks (:mod:`akita.linux.workloads`), pinned
 as the placement says -- the host's pCPU ``c`` is the Linux CPU ``cpus[c]``, each
 vCPU on the pCPU :func:`akita.reference.placement.place_all` gives it (its
 ``pin``, else round robin), as the proportional-share policies place them -- in

@@ -3,7 +3,7 @@
 The hosts are fixed in advance (``examples/kernel/``, committed before the
 first measurement): the paper's Fig. 5 host and its memcached alone, Fig. 7's
 shares, a CPU-bound pair of unequal weight, and a batch VM beside a periodic
-one.  :func:`measure` runs each on the kernel (:func:`.kernel_run.run_kernel`,
+one.  :func:`measure` runs each on the kernel (:func:`akita.linux.kernel_run.run_kernel`,
 ``runs`` runs of ``seconds``) and under the simulator with the same seeds, and
 keeps everything in one JSON record (with this machine's context-switch cost
 and load, measured before and after).  :func:`table` re-derives the table from

@@ -1,7 +1,7 @@
 """How long a vCPU task waits from its wake-up to its dispatch, and what ended the wait.
 
 A diagnostic for :doc:`/kernel`: one run of a host's workloads
-(:class:`.workloads.Workloads`) with a tracefs instance of its own
+(:class:`akita.linux.workloads.Workloads`) with a tracefs instance of its own
 (``instances/akita-wakeups-PID``, removed on every exit path) recording
 ``sched:sched_wakeup``, ``sched:sched_switch`` and
 ``irq_vectors:local_timer_entry``.  For each wake-up of a vCPU thread the wait is

@@ -6,7 +6,7 @@ Linux 6.6 and later), with the same demand the simulator gives it
 (:func:`akita.reference.workloads.arrivals`, same seed, same phases):
 
 * every job-producing kind (``periodic``, ``sporadic``, ``duty`` -- lookbusy --,
-  ``trace``, ``idle``) runs ``akita_vcpu`` (:mod:`.programs`), which replays the
+  ``trace``, ``idle``) runs ``akita_vcpu`` (:mod:`akita.linux.programs`), which replays the
   vCPU's jobs, each burning its demand in the task's own CPU time from its
   arrival on, and writes each job's response time;
 * ``cpu-bound`` runs ``akita_vcpu`` spinning from its phase to the end;
