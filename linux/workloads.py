@@ -129,7 +129,13 @@ class Workloads:
     :param out_dir: where the job files and the programs' records go.
     :param isolate: put every program in one cpu cgroup of its own (:class:`Group`), as a
         KVM host puts its VMs in ``machine.slice``; ``False``: each program in its own
-        autogroup, competing with the machine's other processes as they do.
+        autogroup, competing with the machine's other processes as they do.  While
+        isolated, the calling process itself is in the group and pinned to
+        *client_cpu* from :meth:`start` to the end of :meth:`wait` (or the exit).
+
+    Use: ``with Workloads(...) as load: tasks = load.start(); ...; load.wait();
+    figures = load.results()``.  The tasks begin their work at :attr:`t0_ns`,
+    :data:`LEAD_NS` after :meth:`start` returns, and end at :attr:`end_ns`.
     """
 
     def __init__(self, host: Host, *, placement: Mapping[tuple[str, int], int],
