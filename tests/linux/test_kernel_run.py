@@ -85,3 +85,42 @@ def test_a_cpu_this_process_may_not_use_is_bad_input(capsys):
     status, _, err = run_cli(capsys, "kernel-run", EXAMPLES / "kernel" / "weights.toml",
                              "--cpus", "4096")
     assert status == 2 and "--cpus" in err and err.count("\n") == 1
+
+
+from kernel_needs import missing  # noqa: E402
+
+
+@pytest.mark.skipif(missing() is not None, reason=str(missing()))
+def test_the_host_files_nice_reaches_the_kernel(capsys, tmp_path):
+    """weights.toml, both VMs started together, on CPU 1 for a second: nice 0 against
+    nice 5 must share about 1024 : 335; a run that dropped the nice values would share
+    1 : 1."""
+    import json
+
+    host = tmp_path / "weights.toml"
+    host.write_text((EXAMPLES / "kernel" / "weights.toml").read_text()
+                    .replace('phases = "seeded"', 'phases = "synchronous"'))
+    status, out, _ = run_cli(capsys, "kernel-run", host, "--seconds", "1", "--runs", "1",
+                             "--json")
+    assert status == 0
+    doc = json.loads(out)
+    (run,) = doc["kernel"]
+    heavy, light = (run["vms"][vm]["cpu_ns"] for vm in ("heavy", "light"))
+    assert 2.5 < heavy / light < 3.7, (heavy, light)
+    assert {r["figure"] for r in doc["rows"]} >= {"cpu_share", "cpu_share_of_host"}
+    assert doc["policy"] in ("eevdf", "cfs") and len(doc["model"]) == 1
+
+
+@pytest.mark.skipif(missing() is not None, reason=str(missing()))
+def test_a_group_left_by_a_dead_controller_is_removed():
+    from akita.linux.workloads import CPU_CGROUP, remove_stale
+
+    dead = 2**22 + 12345  # above pid_max's default: no such process
+    stale = CPU_CGROUP / f"akita-kernel-{dead}-1"
+    stale.mkdir()
+    try:
+        assert stale.name in remove_stale()
+        assert not stale.exists()
+    finally:
+        if stale.exists():
+            stale.rmdir()
