@@ -73,8 +73,14 @@ _REPO = Path(__file__).resolve().parent.parent
 
 
 def host_path(name: str, root: Path = _REPO) -> Path:
-    """The host file of table host *name*."""
-    return root / "examples" / "kernel" / HOSTS[name][0]
+    """The host file of table host *name*: ``examples/kernel/`` under *root*, else the
+    copy installed with :mod:`akita.examples`."""
+    path = root / "examples" / "kernel" / HOSTS[name][0]
+    if path.exists():
+        return path
+    from importlib.resources import files
+
+    return Path(str(files("akita.examples").joinpath("kernel", HOSTS[name][0])))
 
 
 def machine(cpu: int = 0) -> dict[str, Any]:
