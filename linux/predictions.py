@@ -13,7 +13,7 @@ simulator's ``eevdf`` where it is built) without measuring the kernel again.
 
 Fig. 5 on the kernel (:func:`fig5_rows`): memcached's p99.9 round trip alone and
 beside the three lookbusy VMs, under the kernel's default scheduler and, when
-the Akita-on-Linux controller is installed (``akita.linux.controller``, imported
+the Akita-on-Linux controller is installed (``akita.linux.run``, imported
 lazily), under it (:func:`akita_on_linux`).
 
     python -m akita.linux.predictions measure --runs 5 --seconds 10 --out RECORD.json
@@ -201,22 +201,24 @@ def akita_on_linux(host: Host, *, seconds: float, runs: int, seed: int, cpus: tu
                    client_cpu: int, out_dir: Path) -> list[dict[str, Any]] | None:
     """The same runs under the Akita-on-Linux controller, or ``None`` if it is not installed.
 
-    The hook (decision 187): ``akita.linux.controller.run_workloads(host, *, cpus, client_cpu,
-    seed, seconds, out_dir)`` runs one run under the controller with
-    :class:`~akita.linux.workloads.Workloads` and returns the per-VM figures of
+    The hook (decision 187): ``akita.linux.run.run_host(host, attach={}, cpus=..., seconds=...,
+    seed=..., out_dir=...)`` runs the host's workloads (:class:`~akita.linux.workloads.Workloads`)
+    under the controller and returns a result whose ``workloads`` are
     :meth:`~akita.linux.workloads.Workloads.results`.
     """
     try:
-        controller = importlib.import_module("akita.linux.controller")
+        controller = importlib.import_module("akita.linux.run")
     except ImportError:
         return None
-    run = getattr(controller, "run_workloads", None)
+    run = getattr(controller, "run_host", None)
     if run is None:
         return None
-    return [{"seed": seed + k, "vms": dict(run(host, cpus=cpus, client_cpu=client_cpu,
-                                               seed=seed + k, seconds=seconds,
-                                               out_dir=out_dir / f"akita{k}"))}
-            for k in range(runs)]
+    out = []
+    for k in range(runs):
+        result = run(host, attach={}, cpus=list(cpus), seconds=seconds, seed=seed + k,
+                     out_dir=out_dir / f"akita{k}")
+        out.append({"seed": seed + k, "vms": dict(getattr(result, "workloads", None) or {})})
+    return out
 
 
 def fig5_rows(record: Mapping[str, Any], policy: str | None = None) -> list[dict[str, Any]]:

@@ -128,19 +128,23 @@ class Workloads:
     :param seconds: the run's length from ``t0``.
     :param out_dir: where the job files and the programs' records go.
     :param isolate: put every program in one cpu cgroup of its own (:class:`Group`), as a
-        KVM host puts its VMs in ``machine.slice``; ``False``: each program in its own
-        autogroup, competing with the machine's other processes as they do.  While
-        isolated, the calling process itself is in the group and pinned to
-        *client_cpu* from :meth:`start` to the end of :meth:`wait` (or the exit).
+        KVM host puts its VMs in ``machine.slice`` (``akita kernel-run`` does, by default);
+        ``False`` (the default here): each program in its own autogroup, in the root
+        group, where a controller may move its tasks to other classes (a cpu cgroup
+        without real-time runtime refuses ``SCHED_FIFO``).  While isolated, the calling
+        process itself is in the group and pinned to *client_cpu* from :meth:`start` to
+        the end of :meth:`wait` (or the exit).
 
     Use: ``with Workloads(...) as load: tasks = load.start(); ...; load.wait();
-    figures = load.results()``.  The tasks begin their work at :attr:`t0_ns`,
+    figures = load.results()``.  Without :meth:`wait`, :meth:`results` after the exit
+    gives the latencies but no CPU times; an exit without an exception after the end
+    waits for the clients' last replies first.  The tasks begin their work at :attr:`t0_ns`,
     :data:`LEAD_NS` after :meth:`start` returns, and end at :attr:`end_ns`.
     """
 
     def __init__(self, host: Host, *, placement: Mapping[tuple[str, int], int],
                  client_cpu: int, seed: int, seconds: float, out_dir: Path,
-                 isolate: bool = True) -> None:
+                 isolate: bool = False) -> None:
         self.host = with_phases(host, resolve_phases(host, seed))
         self.placement = dict(placement)
         self.client_cpu = client_cpu
@@ -177,7 +181,16 @@ class Workloads:
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  tb: TracebackType | None) -> None:
+        if kind is None and self.end_ns and time.monotonic_ns() >= self.end_ns:
+            self._wait_clients()  # the run is over: let the clients write their records
         self.kill()
+
+    def _wait_clients(self) -> None:
+        for proc in self._clients.values():
+            try:
+                proc.wait(timeout=GRACE_NS / _NS + 5)
+            except subprocess.TimeoutExpired:
+                pass
 
     def kill(self) -> None:
         """Kill every process this object started (their own process groups only), and
@@ -341,11 +354,7 @@ class Workloads:
             raise RuntimeError(f"the CPU times were read {max(0, read0 - self.t0_ns)} ns after "
                                f"t0 and {max(0, self.end_ns - read1)} ns before the end: the "
                                "run's CPU shares would be wrong")
-        for proc in self._clients.values():
-            try:
-                proc.wait(timeout=GRACE_NS / _NS + 5)
-            except subprocess.TimeoutExpired:
-                pass
+        self._wait_clients()
         self._stopped = True
 
     def _join_group(self) -> None:
@@ -377,7 +386,8 @@ class Workloads:
         return per_vm
 
     def results(self) -> Mapping[str, object]:
-        """Per VM: CPU time and share over the run, and its latencies (after :meth:`wait`).
+        """Per VM: CPU time and share over the run (``None`` unless :meth:`wait` ran), and
+        its latencies.
 
         ``cpu_share`` is the VM's CPU time over the run's length; ``cpu_share_of_host``
         over the CPU time all the host's VMs got, which leaves out what other processes
@@ -389,9 +399,7 @@ class Workloads:
         ``response_ns`` for a job-replaying one (completion - arrival); both summarised
         as the simulator summarises its own (:func:`akita.reference.metrics.summary`).
         """
-        if not self._stopped:
-            raise RuntimeError("results() before the run has ended (call wait())")
-        window = self._window[1] - self._window[0]
+        window = max(1, self._window[1] - self._window[0])  # 0 without wait(): no CPU times
         used = {vm.name: self._cpu_end.get(vm.name, 0) - self._cpu_start.get(vm.name, 0)
                 for vm in self.host.vms}
         total = sum(used.values())
@@ -400,10 +408,14 @@ class Workloads:
             cpu = used[vm.name]
             waited, runs = (self._cpu_end.get(f"{vm.name}/{k}", 0)
                             - self._cpu_start.get(f"{vm.name}/{k}", 0) for k in ("wait", "runs"))
-            entry: dict[str, Any] = {"cpu_ns": cpu, "cpu_share": round(cpu / window, 6),
-                                     "cpu_share_of_host": round(cpu / total, 6) if total else None,
-                                     "run_delay_ns": waited, "dispatches": runs,
-                                     "mean_wait_ns": waited // runs if runs else None}
+            entry: dict[str, Any] = {"cpu_ns": None, "cpu_share": None,
+                                     "cpu_share_of_host": None, "run_delay_ns": None,
+                                     "dispatches": None, "mean_wait_ns": None}
+            if self._stopped:  # the CPU times were read at t0 and at the end
+                entry.update({"cpu_ns": cpu, "cpu_share": round(cpu / window, 6),
+                              "cpu_share_of_host": round(cpu / total, 6) if total else None,
+                              "run_delay_ns": waited, "dispatches": runs,
+                              "mean_wait_ns": waited // runs if runs else None})
             if vm.workload.kind == "poisson":
                 entry.update(_rtt_figures(self._outputs[vm.name][0]))
             elif vm.workload.kind in _JOB_KINDS:

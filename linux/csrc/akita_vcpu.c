@@ -84,6 +84,7 @@ int main(int argc, char **argv) {
         if (!burn(job[1], end)) break;
         int64_t response = now(CLOCK_MONOTONIC) - arrival;
         fwrite(&response, sizeof response, 1, out);
+        fflush(out); /* kept even if the task is killed at the end */
     }
     fclose(out);
     sleep_until(end + linger); /* no jobs left: the vCPU idles */

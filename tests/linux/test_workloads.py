@@ -51,7 +51,7 @@ def test_a_duty_task_gets_its_share_and_a_hog_gets_the_rest(tmp_path):
     host = loads_host(_host({"duty": '{ kind = "duty", utilization = "30%", window = "10ms" }',
                              "hog": '{ kind = "cpu-bound" }'}))
     with Workloads(host, placement={("duty", 0): 1, ("hog", 0): 1}, client_cpu=0, seed=1,
-                   seconds=1.0, out_dir=tmp_path) as load:
+                   seconds=1.0, out_dir=tmp_path, isolate=True) as load:
         tasks = load.start()
         assert {t.vm for t in tasks} == {"duty", "hog"} and all(isinstance(t, VcpuTask)
                                                                  for t in tasks)
@@ -73,7 +73,7 @@ def test_an_exception_kills_everything_it_started(tmp_path):
     host = loads_host(_host({"hog": '{ kind = "cpu-bound" }'}))
     with pytest.raises(RuntimeError):
         with Workloads(host, placement={("hog", 0): 1}, client_cpu=0, seed=1, seconds=30,
-                       out_dir=tmp_path) as load:
+                       out_dir=tmp_path, isolate=True) as load:
             pids = [t.pid for t in load.start()]
             raise RuntimeError("the controller failed")
     time.sleep(0.1)
@@ -86,7 +86,7 @@ def test_memcached_answers_every_request_of_the_process(tmp_path):
     host = loads_host(_host({"kv": '{ kind = "poisson", rate = 2000, service = "10us" }'})
                       .replace('type = "Type2"', 'type = "Type1"'))
     with Workloads(host, placement={("kv", 0): 1}, client_cpu=0, seed=3, seconds=1.0,
-                   out_dir=tmp_path) as load:
+                   out_dir=tmp_path, isolate=True) as load:
         (task,) = load.start()
         with open(f"/proc/{task.pid}/task/{task.tid}/comm") as comm:
             assert comm.read().strip() == "mc-worker"
@@ -117,3 +117,25 @@ def test_ctrl_c_leaves_nothing_behind(tmp_path):
     assert b"killed" in err
     assert not any(os.path.exists(f"/proc/{pid}") for pid in children)
     assert not list(CPU_CGROUP.glob(f"akita-kernel-{proc.pid}-*"))
+
+
+@pytest.mark.skipif(missing(memcached=True) is not None, reason=str(missing(memcached=True)))
+def test_a_controller_that_never_waits_still_gets_the_latencies(tmp_path):
+    """As the Akita-on-Linux controller uses it: start, run to the end on its own, exit;
+    the tasks are in the root group (no cgroup is made) and the results carry every
+    request and job, but no CPU times (those are read by wait())."""
+    host = loads_host(_host({"kv": '{ kind = "poisson", rate = 1000, service = "10us" }',
+                             "duty": '{ kind = "duty", utilization = "20%", window = "10ms" }'})
+                      .replace('name = "kv"\ntype = "Type2"', 'name = "kv"\ntype = "Type1"'))
+    with Workloads(host, placement={("kv", 0): 1, ("duty", 0): 1}, client_cpu=0, seed=2,
+                   seconds=0.5, out_dir=tmp_path) as load:
+        tasks = load.start()
+        assert not _ours()
+        for task in tasks:
+            with open(f"/proc/{task.pid}/cgroup") as groups:
+                assert ":cpu:/\n" in groups.read()
+        time.sleep((load.end_ns - time.monotonic_ns()) / 1e9 + 0.05)
+    figures = load.results()
+    assert figures["kv"]["unanswered"] == 0 and figures["kv"]["requests"] > 300
+    assert 0 < figures["duty"]["jobs"] <= 50  # without the group, the machine may slow it
+    assert figures["kv"]["cpu_share"] is None
