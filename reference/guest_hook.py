@@ -1,6 +1,6 @@
 """The extension point through which a guest operating system drives its vCPUs.
 
-Without a guest, a vCPU runs the jobs of its workload (:mod:`.workloads`).
+Without a guest, a vCPU runs the jobs of its workload (:mod:`akita.reference.workloads`).
 A VM with an SMP guest (:mod:`akita.guest`) has no workload of its own:
 the guest's scheduler decides what each of its vCPUs runs, one piece at a
 time, and the core tells the guest what the host did.  The core calls

@@ -32,6 +32,7 @@ COMMANDS: dict[str, str] = {
     "sweep": "sweep",
     "fleet": "fleet",
     "disk": "disk",
+    "kernel-run": "kernel_run",
 }
 
 
@@ -46,7 +47,7 @@ class LazyGroup(click.Group):
         module = COMMANDS.get(cmd_name)
         if module is None:
             return None
-        command = getattr(importlib.import_module(f"{__name__}.{module}"), cmd_name)
+        command = getattr(importlib.import_module(f"{__name__}.{module}"), module)
         assert isinstance(command, click.Command), cmd_name
         return command
 
