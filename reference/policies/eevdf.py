@@ -77,7 +77,7 @@ from .cfs import NICE_0_LOAD, SCHED_PRIO_TO_WEIGHT, tunable_factor
 if TYPE_CHECKING:  # pragma: no cover
     from ..simulator import Simulator
 
-__all__ = ["EEVDFPolicy", "SCHED_PRIO_TO_WMULT", "calc_delta_fair", "BASE_SLICE", "TICK_NSEC",
+__all__ = ["EEVDFPolicy", "RunQueue", "SCHED_PRIO_TO_WMULT", "calc_delta_fair", "BASE_SLICE", "TICK_NSEC",
            "MIN_CUSTOM_SLICE", "MAX_CUSTOM_SLICE"]
 
 #: ``sched_prio_to_wmult`` (kernel/sched/core.c): 2^32 / weight, as the kernel tabulates it.
@@ -149,7 +149,7 @@ class _Entity:
 TaskState: TypeAlias = "VCPUState[_Entity]"
 
 
-class _RunQueue:
+class RunQueue:
     """``struct cfs_rq`` of one pCPU: the queued tasks (the tree) and the running one."""
 
     __slots__ = ("queued", "curr", "zero")
@@ -192,7 +192,7 @@ class EEVDFPolicy(Policy):
         factor = tunable_factor(options.cfs_tunable_scaling, options.online_cpus or sim.host.pcpus)
         #: sysctl_sched_base_slice on this host (update_sysctl), ns
         self.base_slice = factor * BASE_SLICE
-        self.rqs = [_RunQueue() for _ in range(sim.host.pcpus)]
+        self.rqs = [RunQueue() for _ in range(sim.host.pcpus)]
         for state in sim.vcpus:
             share = state.vm.share
             custom = share.slice
@@ -205,7 +205,7 @@ class EEVDFPolicy(Policy):
 
     # -- the fair clock -----------------------------------------------------------------
 
-    def avg_vruntime(self, rq: _RunQueue) -> int:
+    def avg_vruntime(self, rq: RunQueue) -> int:
         """``avg_vruntime``: V, the load-weighted mean vruntime, floored."""
         members = rq.members()
         if members:
@@ -213,27 +213,27 @@ class EEVDFPolicy(Policy):
             rq.zero = sum(s.sched.vruntime * s.sched.weight for s in members) // load
         return rq.zero
 
-    def eligible(self, rq: _RunQueue, vruntime: int) -> bool:
+    def eligible(self, rq: RunQueue, vruntime: int) -> bool:
         """``vruntime_eligible``: lag >= 0, i.e. ``v <= V``, without the division."""
         members = rq.members()
         load = sum(s.sched.weight for s in members)
         return sum(s.sched.vruntime * s.sched.weight for s in members) >= vruntime * load
 
-    def _min_slice(self, rq: _RunQueue, default: int) -> int:
+    def _min_slice(self, rq: RunQueue, default: int) -> int:
         """``cfs_rq_min_slice``: the shortest request queued or running."""
         return min((s.sched.slice for s in rq.members()), default=default)
 
-    def _max_slice(self, rq: _RunQueue) -> int:
+    def _max_slice(self, rq: RunQueue) -> int:
         """``cfs_rq_max_slice``: the longest request queued or running."""
         return max((s.sched.slice for s in rq.members()), default=0)
 
-    def update_entity_lag(self, rq: _RunQueue, state: TaskState) -> None:
+    def update_entity_lag(self, rq: RunQueue, state: TaskState) -> None:
         """``update_entity_lag``: keep ``V - v``, clamped, before *state* leaves the queue."""
         se = state.sched
         limit = se.vdelta(self._max_slice(rq) + TICK_NSEC)
         se.vlag = max(-limit, min(limit, self.avg_vruntime(rq) - se.vruntime))
 
-    def place_entity(self, rq: _RunQueue, state: TaskState) -> None:
+    def place_entity(self, rq: RunQueue, state: TaskState) -> None:
         """``place_entity``: where a task joins *rq*, keeping its lag (``PLACE_LAG``)."""
         se = state.sched
         if not se.custom:
@@ -251,13 +251,13 @@ class EEVDFPolicy(Policy):
         else:
             se.deadline = se.vruntime + se.vdelta(se.slice)
 
-    def _enqueue(self, rq: _RunQueue, state: TaskState) -> None:
+    def _enqueue(self, rq: RunQueue, state: TaskState) -> None:
         self.place_entity(rq, state)
         rq.queued.append(state)
 
     # -- slice protection (RUN_TO_PARITY) -----------------------------------------------
 
-    def set_protect_slice(self, rq: _RunQueue, state: TaskState) -> None:
+    def set_protect_slice(self, rq: RunQueue, state: TaskState) -> None:
         """``set_protect_slice``: run to the deadline, or the shortest queued request."""
         se = state.sched
         window = self._min_slice(rq, se.slice) if self.RUN_TO_PARITY else BASE_SLICE
@@ -266,7 +266,7 @@ class EEVDFPolicy(Policy):
         if window != se.slice:
             se.vprot = min(se.vprot, se.vruntime + se.vdelta(window))
 
-    def update_protect_slice(self, rq: _RunQueue, state: TaskState) -> None:
+    def update_protect_slice(self, rq: RunQueue, state: TaskState) -> None:
         """``update_protect_slice``: narrow the protection to the shortest request now queued."""
         se = state.sched
         se.vprot = min(se.vprot, se.vruntime + se.vdelta(self._min_slice(rq, se.slice)))
@@ -283,7 +283,7 @@ class EEVDFPolicy(Policy):
 
     # -- the pick ------------------------------------------------------------------------
 
-    def pick_eevdf(self, rq: _RunQueue, protect: bool = True) -> TaskState | None:
+    def pick_eevdf(self, rq: RunQueue, protect: bool = True) -> TaskState | None:
         """``pick_eevdf``: the eligible task of earliest virtual deadline."""
         if len(rq.queued) + (rq.curr is not None) == 1:
             return rq.curr if rq.curr is not None else rq.queued[0]
@@ -318,7 +318,7 @@ class EEVDFPolicy(Policy):
 
     def _idle_balance(self, cpu: int) -> None:
         """Pull the earliest-deadline queued (not delayed) task from the busiest other queue."""
-        best: tuple[_RunQueue, TaskState] | None = None
+        best: tuple[RunQueue, TaskState] | None = None
         best_load = 0
         for c, rq in enumerate(self.rqs):
             load = rq.load()
@@ -376,7 +376,7 @@ class EEVDFPolicy(Policy):
             self._enqueue(rq, state)
         self.wakeup_preempt(rq, state, t)
 
-    def requeue_delayed(self, rq: _RunQueue, state: TaskState) -> None:
+    def requeue_delayed(self, rq: RunQueue, state: TaskState) -> None:
         """``requeue_delayed_entity`` with ``DELAY_ZERO``: a positive lag is not kept."""
         se = state.sched
         se.delayed = False
@@ -386,7 +386,7 @@ class EEVDFPolicy(Policy):
             se.vlag = 0
             self._enqueue(rq, state)
 
-    def wakeup_preempt(self, rq: _RunQueue, woken: TaskState, t: int) -> None:
+    def wakeup_preempt(self, rq: RunQueue, woken: TaskState, t: int) -> None:
         """``check_preempt_wakeup_fair``: does *woken* take the pCPU from the running task?"""
         cpu = woken.sched.rq
         curr = rq.curr
@@ -434,7 +434,7 @@ class EEVDFPolicy(Policy):
             rq.curr = state
         return state, self._until(rq, state, t)
 
-    def _until(self, rq: _RunQueue, state: TaskState, t: int) -> int | None:
+    def _until(self, rq: RunQueue, state: TaskState, t: int) -> int | None:
         """When the pCPU decides again if nothing happens first: the first tick at which
         the running task's protection is over (``update_curr`` from ``entity_tick``)."""
         if not rq.queued:
