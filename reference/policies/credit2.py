@@ -371,4 +371,6 @@ class Credit2Policy(Policy):
         return time
 
     def describe(self, state: UnitState) -> tuple[int, str, int]:
-        return 0, str(state.sched.credit), state.sched.slice
+        # the key runs smallest first, as every policy's: the credit below the int32
+        # ceiling of Xen's ``svc->credit``
+        return 0, str(2**31 - state.sched.credit), state.sched.slice

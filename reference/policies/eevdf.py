@@ -100,6 +100,11 @@ MIN_CUSTOM_SLICE = 100_000
 MAX_CUSTOM_SLICE = 100_000_000
 
 _WMULT_SHIFT = 32
+#: Where every virtual clock starts: far enough above 0 that no vruntime or deadline of a
+#: run goes negative (a lag is at most (100 ms + a tick) * 1024 / 15, some 7 s), so the
+#: trace's keys are the virtual deadlines themselves.  The kernel starts its clocks at an
+#: offset too (``init_cfs_rq``); only differences matter.
+V0 = 1 << 40
 
 
 def calc_delta_fair(delta: int, weight: int, wmult: int) -> int:
@@ -130,10 +135,10 @@ class _Entity:
     def __init__(self, nice: int, custom: int, allowed: frozenset[int] | None, rq: int) -> None:
         self.weight = SCHED_PRIO_TO_WEIGHT[nice + 20]
         self.wmult = SCHED_PRIO_TO_WMULT[nice + 20]
-        self.vruntime = 0
-        self.deadline = 0
+        self.vruntime = V0
+        self.deadline = V0
         self.vlag = 0
-        self.vprot = 0
+        self.vprot = V0
         self.custom = custom  # the sched_runtime asked for, clamped; 0: none
         self.slice = custom
         self.allowed = allowed  # frozenset of pCPUs, or None for any
@@ -157,7 +162,7 @@ class RunQueue:
     def __init__(self) -> None:
         self.queued: list[TaskState] = []  # in the tree: runnable or delayed, not running
         self.curr: TaskState | None = None
-        self.zero = 0  # the last V computed (zero_vruntime): where a task joins an empty queue
+        self.zero = V0  # the last V computed (zero_vruntime): where a task joins an empty queue
 
     def members(self) -> list[TaskState]:
         return self.queued + [self.curr] if self.curr is not None else self.queued
@@ -464,4 +469,4 @@ class EEVDFPolicy(Policy):
         return low
 
     def describe(self, state: TaskState) -> tuple[int, str, int]:
-        return 0, f"{state.sched.vruntime}/{state.sched.deadline}", state.sched.slice
+        return 0, str(state.sched.deadline), state.sched.slice
