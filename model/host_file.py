@@ -61,7 +61,7 @@ _TOP_KEYS = ("host", "vm", "trace_map")
 _OPTIONS = attrs.fields(SchedulerOptions)
 _OPTION_KEYS = tuple(option.name for option in _OPTIONS)
 _HOST_KEYS = ("pcpus", "test") + _OPTION_KEYS
-_SHARE_KEYS = ("weight", "cap", "nice", "slice", "pin")
+_SHARE_KEYS = ("weight", "cap", "nice", "pin", "slice")
 _VM_KEYS = ("name", "type", "vcpus", "criticality", "period", "c_opt", "c_pes", "phase",
             "ioq", "io_via", "io_latency", "packet_cost", "workload", "guest") \
     + _SHARE_KEYS

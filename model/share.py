@@ -47,8 +47,8 @@ class Share:
     weight: int = DEFAULT_WEIGHT
     cap: int = 0
     nice: int = 0
-    slice: int = 0
     pin: tuple[int, ...] = attrs.field(default=(), converter=_pins)
+    slice: int = 0
 
     def __attrs_post_init__(self) -> None:
         if not _int(self.weight) or not 1 <= self.weight <= 65535:
