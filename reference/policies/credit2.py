@@ -303,10 +303,11 @@ class Credit2Policy(Policy):
         if scurr is not None and t - self.entry[cpu] < RATELIMIT:
             return scurr, t + self.runtime(scurr, cpu, t, 0, running=True)
         snext = self.candidate(cpu, scurr)
+        prev = self.running[cpu]
         if snext is None:
             self.idle.add(cpu)
-            if scurr is None and self.running[cpu] is not None:
-                self.deschedule(self.running[cpu], t)
+            if prev is not None:
+                self.deschedule(prev, t)
             return None, None
         self.idle.discard(cpu)
         if snext is not scurr:
@@ -314,7 +315,6 @@ class Credit2Policy(Policy):
         top = max(snext.sched.credit, self.runq[0].sched.credit if self.runq else snext.sched.credit)
         if self.RESETS and top <= CREDIT_RESET:
             self.reset_credit(snext, t)
-        prev = self.running[cpu]
         inflight = 0
         if snext is not scurr and scurr is not None:
             inflight = scurr.sched.credit
