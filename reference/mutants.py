@@ -295,5 +295,6 @@ BASELINE_MUTANTS: tuple[BaselineMutant, ...] = (
     BaselineMutant("credit2-no-reset", "credit2",
                    "Credits are never reset, so they sink to CSCHED2_CREDIT_MIN and weights stop "
                    "mattering.", Credit2WithoutReset,
-                   "tests/reference/test_credit2.py::test_credit2_weights_share_the_cpu"),
+                   "tests/reference/test_credit2.py::"
+                   "test_credit2_weights_share_the_cpu_and_the_reset_is_what_makes_them"),
 )
