@@ -23,9 +23,16 @@ from akita.model import Host, load_host
 from akita.reference.run import simulate
 
 __all__ = ["Claim", "Outcome", "Experiment", "RunRecord", "example_host", "run_policy", "ms",
-           "source_commit", "REPRODUCED", "NOT_REPRODUCED", "NO_FIGURE"]
+           "source_commit", "REPRODUCED", "NOT_REPRODUCED", "NO_FIGURE", "TODAYS_DEFAULT",
+           "TODAY_COLUMN"]
 
 REPRODUCED, NOT_REPRODUCED, NO_FIGURE = "reproduced", "not reproduced", "qualitative only"
+
+#: The default scheduler of today for each default scheduler of the sources' era: Linux's
+#: EEVDF (since 6.6) for CFS, Xen's credit2 (since 4.12) for credit (decision 166).
+TODAYS_DEFAULT = {"cfs": "eevdf", "credit": "credit2", "credit-3.3": "credit2"}
+#: The claims table's column of today's default scheduler's figure.
+TODAY_COLUMN = "today's default"
 
 
 @attrs.frozen
@@ -38,6 +45,9 @@ class Claim:
     :param holds: whether our run shows what the claim says.
     :param why: when it does not, what the real system has that the model
         lacks (or why the figures differ although the claim holds).
+    :param today: for a claim about "the default scheduler" of Xen or Linux, the same
+        figure under today's default (:data:`TODAYS_DEFAULT`), named; it is beside the
+        verdict, which stays the era's scheduler's.
     """
 
     text: str
@@ -45,6 +55,7 @@ class Claim:
     ours: str
     holds: bool
     why: str = ""
+    today: str | None = None
 
     @property
     def verdict(self) -> str:
@@ -53,8 +64,17 @@ class Claim:
         return REPRODUCED if self.paper is not None else NO_FIGURE
 
     def as_json(self) -> dict[str, Any]:
-        return {"claim": self.text, "paper": self.paper, "ours": self.ours,
-                "verdict": self.verdict, "why": self.why}
+        doc = {"claim": self.text, "paper": self.paper, "ours": self.ours,
+               "verdict": self.verdict, "why": self.why}
+        if self.today is not None:
+            doc["today"] = self.today
+        return doc
+
+    def cells(self, today: bool) -> list[str]:
+        """The claims table's row: claim, source, ours (today's default), verdict."""
+        verdict = self.verdict + (f": {self.why}" if self.why else "")
+        return ([self.text, self.paper or "-", self.ours]
+                + ([self.today or "-"] if today else []) + [verdict])
 
 
 @attrs.frozen
@@ -129,11 +149,17 @@ class Outcome:
                  "| " + " | ".join(self.columns) + " |",
                  "|" + "---|" * len(self.columns)]
         lines += ["| " + " | ".join(row) + " |" for row in self.rows]
-        lines += ["", "| claim | source | ours | verdict |", "|---|---|---|---|"]
-        for c in self.claims:
-            verdict = c.verdict + (f": {c.why}" if c.why else "")
-            lines.append(f"| {c.text} | {c.paper or '-'} | {c.ours} | {verdict} |")
+        header = self.claim_header()
+        lines += ["", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        today = TODAY_COLUMN in header
+        lines += ["| " + " | ".join(c.cells(today)) + " |" for c in self.claims]
         return "\n".join(lines) + "\n"
+
+    def claim_header(self) -> list[str]:
+        """The claims table's columns: a column of today's default scheduler only when a
+        claim has a figure for it."""
+        today = any(c.today is not None for c in self.claims)
+        return ["claim", "source", "ours"] + ([TODAY_COLUMN] if today else []) + ["verdict"]
 
     def rst(self) -> str:
         """The table and the claims as reStructuredText list-tables (for the docs)."""
@@ -144,10 +170,10 @@ class Outcome:
                 lines += [f"     - {_rst_cell(cell)}" for cell in row[1:]]
             return lines + [""]
 
-        claims = [[c.text, c.paper or "-", c.ours, c.verdict + (f": {c.why}" if c.why else "")]
-                  for c in self.claims]
+        header = self.claim_header()
+        claims = [c.cells(TODAY_COLUMN in header) for c in self.claims]
         return "\n".join(table("Measured", self.columns, self.rows)
-                         + table("Claims", ["claim", "source", "ours", "verdict"], claims))
+                         + table("Claims", header, claims))
 
     def write(self, folder: Path) -> None:
         """``NAME.json``, ``NAME.md`` and ``NAME.rst`` into *folder* (the plots are already there)."""

@@ -48,7 +48,7 @@ import attrs
 
 from akita.model import Criticality, Host
 
-from .experiment import Claim, Experiment, Outcome, ms, run_policy
+from .experiment import TODAYS_DEFAULT, Claim, Experiment, Outcome, ms, run_policy
 from .plotting import figure, save
 
 __all__ = ["ThreadExperiment", "THREAD_EXPERIMENTS", "POLICIES", "MEASURED_RUNS", "packet_cpu_ns",
@@ -57,6 +57,8 @@ __all__ = ["ThreadExperiment", "THREAD_EXPERIMENTS", "POLICIES", "MEASURED_RUNS"
 #: The schedulers as the thread ran them (Xen 3.3.0): original, revised patch.
 POLICIES = ("credit-3.3", "bcredit-3.3")
 CREDIT, BCREDIT = POLICIES
+#: Xen's default scheduler today, run beside the thread's (decision 166).
+TODAY = TODAYS_DEFAULT[CREDIT]
 NO_DIFFERENCE = ("in the model the ping guest and dom0 use almost no CPU, so they are UNDER "
                  "when a ping arrives; credit BOOSTs them and they preempt the burn guests at "
                  "once (Xen 3.3 has no rate limit): there is little left for the patch to fix. "
@@ -162,7 +164,7 @@ class ThreadExperiment(Experiment):
     def run(self, out: Path, *, quick: bool = False, progress=None) -> Outcome:
         duration = self.duration(quick)
         host = self.host()
-        docs = {p: run_policy(host, p, duration) for p in POLICIES}
+        docs = {p: run_policy(host, p, duration) for p in (*POLICIES, TODAY)}
         if self.ex == "ex7":
             for variant, _ in _DOM0_VARIANTS:
                 docs[f"{BCREDIT} {variant}"] = run_policy(dom0_variant(host, variant), BCREDIT,
@@ -205,7 +207,8 @@ class ThreadExperiment(Experiment):
         if self.ex == "ex5":
             holds = 0.5 <= ratio <= 2
             return Claim("With only stream guests the patch leaves ping latency as it was",
-                         paper, ours, holds, "" if holds else NO_DIFFERENCE)
+                         paper, ours, holds, "" if holds else NO_DIFFERENCE,
+                         today=f"{TODAY}: mean {ms(mean[TODAY])}")
         holds = ratio > 2
         why = (NO_DIFFERENCE + f" (ping max {ms(runs[CREDIT]['ping']['rtt_ns']['max'])} "
                f"under {CREDIT})")
@@ -221,14 +224,14 @@ class ThreadExperiment(Experiment):
                    "about its whole share) makes those turns BOOST ones, so they come sooner; "
                    "but no event reschedules for an echo, which still waits for a turn")
         return Claim("The patch cuts the ping guest's round trip", paper, ours, holds,
-                     "" if holds else why)
+                     "" if holds else why, today=f"{TODAY}: mean {ms(mean[TODAY])}")
 
     def _burn_claims(self, runs: dict[str, Any]) -> list[Claim]:
         if self.burn_paper is None:
             return []
         burn = {p: [m["cpu_share"] for vm, m in runs[p].items() if vm.startswith("burn")]
-                for p in POLICIES}
-        mean = {p: sum(burn[p]) / len(burn[p]) for p in POLICIES}
+                for p in (*POLICIES, TODAY)}
+        mean = {p: sum(burn[p]) / len(burn[p]) for p in burn}
         same = self.ex == "ex3"
         holds = (abs(mean[CREDIT] - 1 / 7) < 0.02 and abs(mean[BCREDIT] - 1 / 7) < 0.02
                  if same else mean[BCREDIT] < mean[CREDIT] - 0.01)
@@ -238,7 +241,8 @@ class ThreadExperiment(Experiment):
             self.burn_paper, f"{mean[CREDIT]:.1%} -> {mean[BCREDIT]:.1%} (mean)", holds,
             "" if holds else "in the thread the share the patch moves goes to the streams' "
             "boosted network work through dom0; in the model dom0 and the stream guests get "
-            "the shares their weights give under both schedulers, so little moves")]
+            "the shares their weights give under both schedulers, so little moves",
+            today=f"{TODAY}: {mean[TODAY]:.1%} (mean)")]
 
     def _dom0_claims(self, mean: dict[str, int | None], runs: dict[str, Any]) -> list[Claim]:
         if self.ex != "ex7":
@@ -278,21 +282,22 @@ def _dom0_share(runs: dict[str, Any]) -> str:
 def _stream_claims_of(ex: str, mbps: dict[str, float | None],
                       runs: dict[str, Any]) -> list[Claim]:
     """The thread's stream bandwidths beside ours: the patch's effect, and ex7's weight."""
-    credit, patch = mbps[CREDIT], mbps[BCREDIT]
+    credit, patch, now = mbps[CREDIT], mbps[BCREDIT], mbps[TODAY]
     if ex not in _STREAMS or credit is None or patch is None:
         return []
+    today = None if now is None else f"{TODAY}: {now:.1f} Mbps (mean)"
     paper_credit, paper_patch = _STREAMS[ex]
     ours = f"{credit:.1f} -> {patch:.1f} Mbps (mean)"
     paper = f"{paper_credit} -> {paper_patch} Mbps (mean)"
     if ex == "ex5":
         holds = 0.8 <= patch / max(credit, 1e-9) <= 1.25
         claims = [Claim("With only stream guests the patch leaves the bandwidth as it was",
-                        paper, ours, holds, "" if holds else _dom0_share(runs))]
+                        paper, ours, holds, "" if holds else _dom0_share(runs), today=today)]
     else:
         holds = patch > 2 * credit
         claims = [Claim("The patch raises the streams' bandwidth", paper, ours, holds,
                         "" if holds else f"{DOM0_NOT_STARVED} ({_dom0_share(runs)}), and the "
-                        "streams get what that share carries")]
+                        "streams get what that share carries", today=today)]
     heavier = mbps.get(f"{BCREDIT} -d 0 -w 512")
     if ex == "ex7" and heavier is not None:
         holds = heavier > 1.2 * patch

@@ -73,7 +73,7 @@ _SECONDS = re.compile(r"[0-9]{1,12}\.[0-9]{1,9}")
 _OPTIONS = attrs.fields(SchedulerOptions)
 _OPTION_KEYS = tuple(option.name for option in _OPTIONS)
 _HOST_KEYS = ("pcpus", "test") + _OPTION_KEYS
-_SHARE_KEYS = ("weight", "cap", "nice", "pin")
+_SHARE_KEYS = ("weight", "cap", "nice", "pin", "slice")
 _VM_KEYS = ("name", "type", "vcpus", "criticality", "period", "c_opt", "c_pes", "phase",
             "ioq", "io_via", "io_latency", "packet_cost", "workload", "guest") \
     + _SHARE_KEYS
@@ -236,7 +236,7 @@ def dumps_host(host: Host) -> str:
             entry["ioq"] = format_duration(vm.ioq)
         entry.update(_io_table(vm.io, format_duration))
         entry["vcpus"] = vm.vcpus
-        entry.update(_share_table(vm.share))
+        entry.update(_share_table(vm.share, format_duration))
         entry["workload"] = _workload_table(vm.workload)
         if vm.guest is not None:
             entry["guest"] = _guest_table(vm.guest, durations=format_duration)
@@ -321,13 +321,14 @@ def _io_table(io: IOPath, shown: Callable[[int], Any]) -> dict[str, Any]:
     return table
 
 
-def _share_table(share: Share) -> dict[str, Any]:
-    """The baseline keys that differ from their defaults (none for most hosts)."""
+def _share_table(share: Share, shown: Callable[[int], Any] = int) -> dict[str, Any]:
+    """The baseline keys that differ from their defaults (none for most hosts);
+    *shown* writes the ``slice`` duration."""
     table: dict[str, Any] = {}
     for key in _SHARE_KEYS:
         value = getattr(share, key)
         if value != getattr(_DEFAULT_SHARE, key):
-            table[key] = list(value) if key == "pin" else value
+            table[key] = list(value) if key == "pin" else shown(value) if key == "slice" else value
     return table
 
 
@@ -619,6 +620,8 @@ def _vm(entry: dict, position: int, base: str) -> VM:
     if share:
         if "pin" in share and not isinstance(share["pin"], list):
             raise ModelError("pin", share["pin"], "a list of pCPU indices, e.g. [0, 1]", vm=name)
+        if "slice" in share:
+            share["slice"] = parse_duration(share["slice"], field="slice", vm=name)
         try:
             fields["share"] = Share(**share)
         except ModelError as error:

@@ -17,6 +17,10 @@ Akita, and the oracle must find out otherwise from the decisions alone.
 
 Mutants are not in :data:`.policies.POLICIES`; ``akita simulate --policy``
 cannot run them.  :func:`simulate_mutant` does.
+
+The baselines ``eevdf`` and ``credit2``, which the oracle does not check,
+have their wrong variants too (:data:`BASELINE_MUTANTS`), each one caught by
+a test of its policy.
 """
 
 from __future__ import annotations
@@ -28,12 +32,18 @@ import attrs
 from akita.model import Host, ModelError, Placement, first_fit, scan_fit
 
 from .policies.akita import AkitaPolicy
+from .policies.credit2 import Credit2Policy
+from .policies.eevdf import EEVDFPolicy
+from .policies.eevdf import RunQueue as EEVDFRunQueue
 from .policies.modal import ModeCPU
 from .policies.server import ServerState
+from .policy import Policy
 from .runqueue import Key, Tie
 from .simulator import Result, Simulator
 
-__all__ = ["Mutant", "MUTANTS", "mutant_named", "simulate_mutant", "last_fit"]
+__all__ = ["Mutant", "MUTANTS", "mutant_named", "simulate_mutant", "last_fit",
+           "BaselineMutant", "BASELINE_MUTANTS", "EEVDFWithoutEligibility",
+           "EEVDFWithoutPreemptShort", "Credit2WithoutReset"]
 
 _MS = 1_000_000
 
@@ -224,3 +234,67 @@ def simulate_mutant(host: Host, mutant: Mutant, *, duration: int, seed: int = 1,
     """Run *mutant* on *host* for *duration* ns, writing its JSON Lines trace to *trace*."""
     return Simulator(host, mutant.place(host), mutant.policy(), duration=duration, seed=seed,
                      trace=trace).run()
+
+
+# -- wrong variants of the baseline policies -----------------------------------------------
+#
+# The oracle checks Akita's rules only; the baselines are checked by their own tests
+# (``tests/reference/test_eevdf.py``, ``tests/reference/test_credit2.py``), and each of
+# these variants breaks one rule that a test there must catch.
+
+
+class EEVDFWithoutEligibility(EEVDFPolicy):
+    """EEVDF without the eligibility check: earliest virtual deadline first over every
+    queued task, whatever its lag (``pick_eevdf`` with ``entity_eligible`` always true)."""
+
+    def eligible(self, rq: EEVDFRunQueue, vruntime: int) -> bool:
+        return True
+
+
+class EEVDFWithoutPreemptShort(EEVDFPolicy):
+    """EEVDF with ``PREEMPT_SHORT`` off: a woken task of shorter request does not override
+    the running task's slice protection."""
+
+    PREEMPT_SHORT = False
+
+
+class Credit2WithoutReset(Credit2Policy):
+    """credit2 that never resets credits: they sink to ``CSCHED2_CREDIT_MIN`` and stay."""
+
+    RESETS = False
+
+
+@attrs.frozen
+class BaselineMutant:
+    """A wrong variant of a baseline policy, and the test that must catch it.
+
+    :param name: e.g. ``"eevdf-no-eligibility"``.
+    :param policy: the ``--policy`` name of the policy it corrupts.
+    :param text: one sentence: what it does wrong.
+    :param cls: the wrong policy class.
+    :param caught_by: the test (``file::function``) that fails on it.
+    """
+
+    name: str
+    policy: str
+    text: str
+    cls: type[Policy]
+    caught_by: str
+
+
+#: The wrong variants of the baselines (not Akita's rules, so not for the oracle).
+BASELINE_MUTANTS: tuple[BaselineMutant, ...] = (
+    BaselineMutant("eevdf-no-eligibility", "eevdf",
+                   "Picks the earliest virtual deadline among all queued tasks, eligible or not.",
+                   EEVDFWithoutEligibility,
+                   "tests/reference/test_eevdf.py::test_eevdf_lag_stays_within_the_request_and_a_tick"),
+    BaselineMutant("eevdf-no-preempt-short", "eevdf",
+                   "A woken task with a shorter request waits for the running task's protected "
+                   "slice to end.", EEVDFWithoutPreemptShort,
+                   "tests/reference/test_eevdf.py::test_eevdf_a_waking_short_slice_task_preempts"),
+    BaselineMutant("credit2-no-reset", "credit2",
+                   "Credits are never reset, so they sink to CSCHED2_CREDIT_MIN and weights stop "
+                   "mattering.", Credit2WithoutReset,
+                   "tests/reference/test_credit2.py::"
+                   "test_credit2_weights_share_the_cpu_and_the_reset_is_what_makes_them"),
+)

@@ -177,3 +177,33 @@ def test_the_table_and_the_help_explain_cal_hi_time_and_hi_misses(capsys):
     help_text = " ".join(capsys.readouterr().out.split())
     for term in ("CAL p99 =", "HI time =", "HI misses =", "(not a CPU share)", "JSON null"):
         assert term in help_text
+
+
+def _host_files():
+    """The shipped examples that are host files (the others are sweep, fleet and disk specs)."""
+    from akita.model import ModelError, load_host
+
+    found = []
+    for path in sorted(EXAMPLES.glob("*.toml")):
+        try:
+            load_host(path)
+        except ModelError:
+            continue
+        found.append(path)
+    return found
+
+
+@pytest.mark.parametrize("policy", ["eevdf", "credit2"])
+@pytest.mark.parametrize("path", _host_files(), ids=lambda p: p.name)
+def test_todays_defaults_run_every_shipped_host_file(capsys, policy, path):
+    status, out, err = simulate(capsys, path, "--policy", policy, "--duration", "300ms", "--json")
+    assert status == 0 and err == ""
+    doc = json.loads(out)
+    assert doc["policy"] == policy and doc["rejected"] == []
+    busy = sum(vm["cpu_ns"] for vm in doc["vms"].values())
+    assert 0 < busy <= 300_000_000 * len(doc["pcpus"])
+
+
+def test_the_host_files_are_found():
+    assert {p.name for p in _host_files()} >= {"fig5.toml", "fig8.toml", "thread-ex7.toml",
+                                                "mixed.toml", "flexcore.toml"}

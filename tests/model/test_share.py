@@ -37,3 +37,20 @@ def test_bad_keys_name_the_vm_and_field(line, field, expected):
     error = caught.value
     assert (error.field, error.vm, error.path) == (field, "a", "h.toml")
     assert expected in str(error)
+
+
+def test_slice_is_a_duration_written_back_with_its_unit():
+    """``slice``: the EEVDF request of ``sched_attr.sched_runtime`` (read by ``eevdf``)."""
+    host = loads_host(BASE + 'slice = "300us"\n')
+    assert host.vms[0].share == Share(slice=300_000)
+    assert 'slice = "300us"' in dumps_host(host)
+    assert loads_host(dumps_host(host)) == host
+    assert host_json(host)["vms"][0]["slice"] == 300_000
+    assert "slice" not in dumps_host(loads_host(BASE))
+
+
+@pytest.mark.parametrize("line", ["slice = 5", 'slice = "-1ms"', 'slice = "fast"'])
+def test_a_bad_slice_names_the_vm_and_field(line):
+    with pytest.raises(ModelError) as caught:
+        loads_host(BASE + line + "\n", path="h.toml")
+    assert (caught.value.field, caught.value.vm, caught.value.path) == ("slice", "a", "h.toml")

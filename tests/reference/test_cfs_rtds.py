@@ -1,4 +1,5 @@
-"""The ``cfs`` and ``rtds`` baselines: their rules, checked on short simulations."""
+"""The ``cfs`` and ``rtds`` baselines: their rules, checked on short simulations (and, for
+the properties every migrating baseline shares, ``eevdf`` and ``credit2``)."""
 
 import io
 import json
@@ -322,7 +323,8 @@ def test_rtds_is_global_edf_at_every_instant(host):
 
 
 @settings(max_examples=40)
-@given(sim_hosts(max_pcpus=3, max_vms=5), st.sampled_from(["cfs", "rtds"]), st.data())
+@given(sim_hosts(max_pcpus=3, max_vms=5), st.sampled_from(["cfs", "rtds", "eevdf", "credit2"]),
+       st.data())
 def test_traces_are_valid_and_never_run_a_vcpu_twice(host, policy, data):
     pins = [data.draw(st.sets(st.integers(0, host.pcpus - 1), max_size=host.pcpus))
             for _ in host.vms]
@@ -340,7 +342,7 @@ def test_traces_are_valid_and_never_run_a_vcpu_twice(host, policy, data):
             assert not allowed or e["cpu"] in allowed
 
 
-@pytest.mark.parametrize("policy", ["cfs", "rtds"])
+@pytest.mark.parametrize("policy", ["cfs", "rtds", "eevdf", "credit2"])
 def test_same_seed_same_trace_bytes(tmp_path, policy):
     rpc = Workload("poisson", rate=Fraction(2000), service=200_000, distribution="exponential")
     host = Host(pcpus=2, vms=[vm("hog", vcpus=2), vm("rpc", vcpus=2, workload=rpc),

@@ -43,7 +43,7 @@ def test_misses_are_reported_through_the_cli_for_every_policy(capsys, tmp_path):
         doc = json.loads(capsys.readouterr().out)
         assert isinstance(doc["vms"]["hi"]["hi_misses"], int)
         assert (doc["vms"]["hi"]["hi_misses"] > 0) == (
-            policy in {"credit", "cfs", "bcredit", "credit-3.3", "bcredit-3.3"})
+            policy in {"credit", "cfs", "bcredit", "credit-3.3", "bcredit-3.3", "eevdf", "credit2"})
 
 
 def test_a_job_based_hi_vm_is_judged_on_its_own_period_grid():

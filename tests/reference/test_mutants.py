@@ -93,3 +93,17 @@ def test_last_fit_fills_the_last_pcpu_all_or_nothing():
     assert not placement.of("big").admitted
     assert placement.of("small").pcpus == (1,)
     assert [load.vcpus for load in placement.pcpus] == [(), (small.vcpu(0),)]
+
+
+def test_every_baseline_mutant_names_a_test_that_exists_and_a_policy_it_corrupts():
+    """The baselines' wrong variants (decision 165) are caught by their policies' tests;
+    each names its catcher, which must exist, and subclasses the policy it names."""
+    from akita.reference.mutants import BASELINE_MUTANTS
+    from repo import ROOT
+
+    assert {m.policy for m in BASELINE_MUTANTS} == {"eevdf", "credit2"}
+    for mutant in BASELINE_MUTANTS:
+        path, function = mutant.caught_by.split("::")
+        assert f"def {function}(" in (ROOT / path).read_text(), mutant.name
+        assert issubclass(mutant.cls, POLICIES[mutant.policy]), mutant.name
+        assert mutant.cls is not POLICIES[mutant.policy]

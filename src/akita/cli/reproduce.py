@@ -13,6 +13,7 @@ from rich.table import Table
 
 from akita.experiments import EXPERIMENTS
 from akita.experiments import reproduce as run_experiments
+from akita.experiments.experiment import TODAY_COLUMN
 from akita.experiments.registry import experiment_named
 from akita.experiments.switch_cost import MEASURED_NS
 from akita.model import ModelError, parse_duration
@@ -78,10 +79,11 @@ def _print(outcome: Any) -> None:
         table.add_row(*row)
     console.print(table)
     claims = Table(title="Claims")
-    for column in ("claim", "source", "ours", "verdict"):
+    header = outcome.claim_header()
+    for column in header:
         claims.add_column(column, overflow="fold")
+    today = TODAY_COLUMN in header
     for claim in outcome.claims:
-        claims.add_row(claim.text, claim.paper or "-", claim.ours,
-                       claim.verdict + (f": {claim.why}" if claim.why else ""))
+        claims.add_row(*claim.cells(today))
     console.print(claims)
     console.print(f"Plots: {', '.join(outcome.plots)}")

@@ -34,7 +34,8 @@ LEGEND = (
 @click.command(short_help="Run the reference scheduler on a host.")
 @click.argument("host_file", metavar="[HOST.toml]", required=False, type=click.Path(dir_okay=False))
 @click.option("--policy", default="akita", show_default=True,
-              help=f"Scheduling policy: {', '.join(POLICIES)}.")
+              help=f"Scheduling policy: {', '.join(POLICIES)} (eevdf: Linux's default today; "
+                   "credit2: Xen's).")
 @click.option("--duration", "duration_text", default="10s", show_default=True,
               help="Simulated time, with a unit (e.g. 10s, 500ms).")
 @click.option("--seed", default=1, show_default=True, type=int, help="Seed of the workloads.")
