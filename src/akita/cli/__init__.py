@@ -32,6 +32,7 @@ COMMANDS: dict[str, str] = {
     "sweep": "sweep",
     "fleet": "fleet",
     "disk": "disk",
+    "linux": "linux",
 }
 
 
