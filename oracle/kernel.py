@@ -21,7 +21,16 @@ is the one place that turns such a stream into the oracle's events
   on its ``target_cpu``;
 * a ``migrate`` changes nothing the oracle reads (the next wakeup or
   dispatch says where the task runs); it is counted, so that a report can
-  say whether the trace recorded migrations.
+  say whether the trace recorded migrations;
+* a ``dispatch`` of a vCPU the trace has neither woken nor blocked yet is
+  preceded by its ``wake`` at the same instant: a task that runs is
+  runnable, and one that never sleeps (a CPU-bound guest) has no wakeup to
+  show it;
+* a ``mark`` is a line a controller wrote to ``trace_marker`` beginning with
+  :data:`MARK_PREFIX` (:mod:`akita.linux`): ``akita: origin`` sets the
+  origin (unless one is given) to its time; ``akita: mode pcpu=N HI`` is a
+  ``mode`` decision of pCPU ``N``; ``akita: temperature pcpu=N vcpu=VM/i
+  value=K`` a ``temperature`` decision.  Other marks are ignored.
 
 The *mapping* says which task runs which vCPU: a key is a task's ``pid``
 (decimal for Linux, ``d1v0`` for a Xen vCPU) or its ``comm``; a pid key
@@ -47,10 +56,13 @@ from akita.model.errors import ModelError
 from akita.model.host import check_trace_key, check_trace_vcpu
 from akita.reference.trace import TraceError
 
-__all__ = ["Task", "SchedEvent", "SchedKind", "Tally", "KernelTraceError", "akita_events",
+__all__ = ["MARK_PREFIX", "Task", "SchedEvent", "SchedKind", "Tally", "KernelTraceError", "akita_events",
            "check_mapping", "check_origin"]
 
-SchedKind = Literal["switch", "wakeup", "wakeup_new", "migrate"]
+SchedKind = Literal["switch", "wakeup", "wakeup_new", "migrate", "mark"]
+
+#: The beginning of a controller's ``trace_marker`` line that the oracle reads.
+MARK_PREFIX = "akita: "
 
 
 class KernelTraceError(TraceError):
@@ -93,6 +105,7 @@ class SchedEvent:
     :ivar next: ``switch``: the task switched in (``None``: the idle task).
     :ivar task: ``wakeup``, ``wakeup_new``, ``migrate``: the task.
     :ivar target_cpu: ``wakeup``: the CPU it is queued on; ``migrate``: the CPU it moves to.
+    :ivar text: ``mark``: the marker's text.
     """
 
     ns: int
@@ -105,6 +118,7 @@ class SchedEvent:
     next: Task | None = None
     task: Task | None = None
     target_cpu: int | None = None
+    text: str | None = None
 
 
 class Tally:
@@ -123,6 +137,8 @@ class Tally:
     def __init__(self) -> None:
         self.records = 0
         self.kinds: dict[str, int] = {"switch": 0, "wakeup": 0, "wakeup_new": 0, "migrate": 0}
+        #: controller marks read (``mark`` events; not scheduler events).
+        self.marks = 0
         self.mapped = 0
         self.unmapped: list[str] = []
         self.before_origin = 0
@@ -189,7 +205,17 @@ def akita_events(events: Iterable[SchedEvent], mapping: Mapping[str, str], *,
             tally.saw_unmapped(task)
         return found
 
+    known: set[str] = set()  # vCPUs woken or blocked so far
     for e in events:
+        if e.kind == "mark":
+            tally.marks += 1
+            if origin is None and e.text == MARK_PREFIX + "origin":
+                origin = e.ns
+            elif origin is not None and e.ns >= origin:
+                decision = _mark_event(e, e.ns - origin)
+                if decision is not None:
+                    yield decision
+            continue
         tally.kinds[e.kind] += 1
         if last is not None and e.ns < last.ns:
             raise KernelTraceError("timestamp", e.ns, f"a time at or after {last.ns} ns "
@@ -206,11 +232,15 @@ def akita_events(events: Iterable[SchedEvent], mapping: Mapping[str, str], *,
             prev = vcpu_of(e.prev)
             if prev is not None and not e.prev_runnable:
                 tally.mapped += 1
+                known.add(prev)
                 yield {"t": t, "cpu": e.cpu, "event": "block", "vcpu": prev, "line": e.line}
             nxt = vcpu_of(e.next)
             if nxt is not None:
                 tally.mapped += 1
                 idle[e.cpu] = False
+                if nxt not in known:
+                    known.add(nxt)
+                    yield {"t": t, "cpu": e.cpu, "event": "wake", "vcpu": nxt, "line": e.line}
                 yield {"t": t, "cpu": e.cpu, "event": "dispatch", "vcpu": nxt, "line": e.line}
             elif not idle.get(e.cpu, False):
                 idle[e.cpu] = True
@@ -219,5 +249,27 @@ def akita_events(events: Iterable[SchedEvent], mapping: Mapping[str, str], *,
             woken = vcpu_of(e.task)
             if woken is not None:
                 tally.mapped += 1
+                known.add(woken)
                 cpu = e.cpu if e.target_cpu is None else e.target_cpu
                 yield {"t": t, "cpu": cpu, "event": "wake", "vcpu": woken, "line": e.line}
+
+
+def _mark_event(e: SchedEvent, t: int) -> dict | None:
+    """The oracle's ``mode`` or ``temperature`` event of a controller's mark, if it is one."""
+    words = (e.text or "")[len(MARK_PREFIX):].split()
+    if not words or words[0] not in ("mode", "temperature"):
+        return None
+    fields = dict(w.split("=", 1) for w in words[1:] if "=" in w)
+    pcpu = fields.get("pcpu", "")
+    if not pcpu.isdigit():
+        raise KernelTraceError("mark", e.text, "'pcpu=N' in an akita mode or temperature mark",
+                               path=e.where)
+    if words[0] == "mode":
+        mode = words[-1]
+        return {"t": t, "cpu": int(pcpu), "event": "mode", "mode": mode, "line": e.line}
+    value = fields.get("value", "")
+    if not value.isdigit() or "vcpu" not in fields:
+        raise KernelTraceError("mark", e.text, "'vcpu=VM/i value=K' in an akita temperature "
+                               "mark", path=e.where)
+    return {"t": t, "cpu": int(pcpu), "event": "temperature", "vcpu": fields["vcpu"],
+            "temperature": int(value), "line": e.line}

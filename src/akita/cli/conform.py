@@ -46,8 +46,10 @@ __all__ = ["conform"]
               show_default=True,
               help="Where each vCPU belongs: first fit's pCPU (R12 judged), or the pCPU of its "
                    "first event in the trace (R12 checks migrations only).")
-@click.option("--policy", type=click.Choice(["akita", "edf"]), default="akita", show_default=True,
-              help="The rules to check against: Akita's, or plain EDF over the same servers.")
+@click.option("--policy", type=click.Choice(["akita", "edf", "akita-linux"]), default=None,
+              help="The rules to check against: Akita's, plain EDF over the same servers, or "
+                   "Akita's as akita linux carries them out (default: the capture's claim, "
+                   "else akita).")
 @click.option("--ties", type=click.Choice(["any", "strict"]), default="any", show_default=True,
               help="Equal keys: accept any tied vCPU, or require the host's queue_order "
                    "(fifo: inserted first, then host order; host: HI first, then host order).")
