@@ -112,6 +112,8 @@ class VcpuState:
     release: int = 0
     #: (consumed ns, mono ns) of the last check that found C_opt not yet reached.
     last_check: tuple[int, int] = (0, 0)
+    #: when its one pending consumption check is due (R5), if any.
+    check_at: int | None = None
 
 
 def deadline_params(v: VcpuState) -> tuple[int, int, int]:
@@ -159,6 +161,8 @@ class Controller:
             self._arm(origin + v.phase, "period", v)
 
     def _arm(self, at: int, kind: str, v: VcpuState) -> None:
+        if kind == "check":
+            v.check_at = at
         self._seq += 1
         heapq.heappush(self._timers, (at, self._seq, kind, v))
 
@@ -175,12 +179,21 @@ class Controller:
             self.step(now)
 
     def step(self, now: int) -> None:
-        """Everything due at or before *now*: period starts first (R2, R8), then R9, then checks."""
+        """Everything due at or before *now*, instant by instant: at each, the period starts
+        first (R2, R8), then R9, then the vCPUs joining, then the consumption checks (R5)."""
+        while self._timers and self._timers[0][0] <= now:
+            self._instant(self._timers[0][0], now)
+
+    def _instant(self, instant: int, now: int) -> None:
         starts: list[tuple[int, VcpuState]] = []
         checks: list[tuple[int, VcpuState]] = []
-        while self._timers and self._timers[0][0] <= now:
+        while self._timers and self._timers[0][0] == instant:
             at, _, kind, v = heapq.heappop(self._timers)
-            (starts if kind == "period" else checks).append((at, v))
+            if kind == "period":
+                starts.append((at, v))
+            elif v.check_at == at:
+                v.check_at = None
+                checks.append((at, v))
         for at, v in starts:
             self._period_start(v, at)
         for pcpu in sorted({v.pcpu for _, v in starts if v.hi}):

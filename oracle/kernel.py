@@ -22,10 +22,11 @@ is the one place that turns such a stream into the oracle's events
 * a ``migrate`` changes nothing the oracle reads (the next wakeup or
   dispatch says where the task runs); it is counted, so that a report can
   say whether the trace recorded migrations;
-* a ``dispatch`` of a vCPU the trace has neither woken nor blocked yet is
-  preceded by its ``wake`` at the same instant: a task that runs is
-  runnable, and one that never sleeps (a CPU-bound guest) has no wakeup to
-  show it;
+* in a trace whose origin is a controller's ``akita: origin`` mark (below),
+  a ``dispatch`` of a vCPU the trace has neither woken nor blocked since is
+  preceded by its ``wake`` at the same instant: the check begins while the
+  vCPUs already run, a task that runs is runnable, and one that never
+  sleeps (a CPU-bound guest) has no wakeup to show it;
 * a ``mark`` is a line a controller wrote to ``trace_marker`` beginning with
   :data:`MARK_PREFIX` (:mod:`akita.linux`): ``akita: origin`` sets the
   origin (unless one is given) to its time; ``akita: mode pcpu=N HI`` is a
@@ -206,11 +207,13 @@ def akita_events(events: Iterable[SchedEvent], mapping: Mapping[str, str], *,
         return found
 
     known: set[str] = set()  # vCPUs woken or blocked so far
+    marked = False  # whether the origin is a controller's mark
     for e in events:
         if e.kind == "mark":
             tally.marks += 1
             if origin is None and e.text == MARK_PREFIX + "origin":
                 origin = e.ns
+                marked = True
             elif origin is not None and e.ns >= origin:
                 decision = _mark_event(e, e.ns - origin)
                 if decision is not None:
@@ -238,7 +241,7 @@ def akita_events(events: Iterable[SchedEvent], mapping: Mapping[str, str], *,
             if nxt is not None:
                 tally.mapped += 1
                 idle[e.cpu] = False
-                if nxt not in known:
+                if marked and nxt not in known:
                     known.add(nxt)
                     yield {"t": t, "cpu": e.cpu, "event": "wake", "vcpu": nxt, "line": e.line}
                 yield {"t": t, "cpu": e.cpu, "event": "dispatch", "vcpu": nxt, "line": e.line}
