@@ -154,6 +154,8 @@ class Controller:
         self._seq = 0
         self.switches: list[Switch] = []
         self.returns = 0
+        #: how late (ns) each vCPU joined the deadline class after its period start.
+        self.join_lateness: list[int] = []
         hi = sorted((v for v in self.vcpus if v.hi), key=lambda v: (v.period, v.order))
         self.priority = {v.name: FIFO_TOP - rank for rank, v in enumerate(hi)}
         for v in self.vcpus:
@@ -201,6 +203,7 @@ class Controller:
         for at, v in starts:
             if not self.hi_mode[v.pcpu] and not v.in_deadline:
                 self._rejoin(v)
+                self.join_lateness.append(self.clock() - at)
         for at, v in checks:
             if v.release + v.period > at:  # still the period the check was armed in
                 self._check(v, now)

@@ -63,6 +63,10 @@ class LinuxKernel:
 
     def __init__(self, instance: tracefs.Instance) -> None:
         self.instance = instance
+        #: refusals retried (EBUSY: bandwidth held until a 0-lag time; EPERM: a root domain
+        #: being rebuilt), and the ns spent waiting on them.
+        self.retries = 0
+        self.retry_ns = 0
 
     def _retry(self, v: VcpuState, attr: sched.SchedAttr) -> None:
         until = _mono() + RETRY_NS
@@ -74,7 +78,10 @@ class LinuxKernel:
                 transient = isinstance(error, KernelRefused) or "EPERM" in str(error)
                 if not transient or _mono() > until:
                     raise
+                self.retries += 1
+                began = _mono()
                 time.sleep(0.0005)
+                self.retry_ns += _mono() - began
 
     def deadline(self, v: VcpuState, runtime: int, deadline: int, period: int) -> None:
         self._retry(v, sched.SchedAttr(sched.SCHED_DEADLINE, 0, 0, 0, runtime, deadline, period))
@@ -113,6 +120,9 @@ class RunResult:
     switches: int
     returns: int
     tick_ns: int | None
+    join_lateness_ns: tuple[int, ...] = ()
+    retries: int = 0
+    retry_ns: int = 0
     workloads: Mapping[str, Any] | None = None
 
     def as_json(self) -> dict[str, Any]:
@@ -121,6 +131,8 @@ class RunResult:
                 "tids": dict(self.tids), "origin_ns": self.origin_ns, "seconds": self.seconds,
                 "variant": self.variant, "switches_to_hi": self.switches,
                 "returns_to_lo": self.returns, "tick_ns": self.tick_ns,
+                "join_lateness_ns": list(self.join_lateness_ns), "retries": self.retries,
+                "retry_ns": self.retry_ns,
                 "workloads": None if self.workloads is None else dict(self.workloads)}
 
 
@@ -279,7 +291,9 @@ def run_host(host: Host, *, attach: Mapping[str, int], cpus: Sequence[int] | Non
     host_file, trace_file = capture.write(out_dir, host, phases, text, chosen, tids,
                                           tick_ns=tick, variant=variant)
     return RunResult(out_dir, host_file, trace_file, tuple(chosen), tids, origin, seconds,
-                     variant, len(controller.switches), controller.returns, tick, results)
+                     variant, len(controller.switches), controller.returns, tick,
+                     tuple(controller.join_lateness), controller_kernel.retries,
+                     controller_kernel.retry_ns, results)
 
 
 def _terminate(signum: int, frame: object) -> None:

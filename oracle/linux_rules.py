@@ -22,7 +22,8 @@ L3 (R2, rejoining)
    A vCPU enters the deadline class at its own period start in LO mode (so
    that the kernel's period grid is R2's): before its first one, and after
    a return to LO mode until its next one, it is *outside*, run as in L1's
-   background (a HI vCPU, still ``SCHED_FIFO``, before any LO vCPU).
+   background (``SCHED_OTHER`` before its first period; after HI mode a HI
+   vCPU is still ``SCHED_FIFO``, and runs before any other).
 L4 (R3, tick-late enforcement)
    The kernel enforces a runtime at its scheduler tick (``HRTICK_DL`` off,
    the default): a running vCPU whose budget ran out may go on running for
@@ -80,6 +81,8 @@ class LinuxRules:
         self.slack = slack
         #: vCPUs outside the deadline class (L3): all of them before their first period.
         self.outside: set[str] = {v.name for v in vcpus}
+        #: HI vCPUs outside the deadline class as SCHED_FIFO (since a switch to HI mode).
+        self.fifo: set[str] = set()
         #: when each vCPU's budget last ran out (L4).
         self.exhausted: dict[str, int] = {}
 
@@ -87,11 +90,13 @@ class LinuxRules:
         """L3: a vCPU whose period starts in LO mode is (back) in the deadline class."""
         if not hi_mode:
             self.outside.discard(v.name)
+            self.fifo.discard(v.name)
         self.exhausted.pop(v.name, None)
 
     def to_hi(self, cpu: ShadowCPU) -> None:
         """L2, L3: at a switch to HI mode every vCPU of *cpu* leaves the deadline class."""
         self.outside.update(v.name for v in cpu.vcpus)
+        self.fifo.update(v.name for v in cpu.vcpus if v.hi)
 
     def ran_out(self, v: ShadowVCPU, t: int) -> None:
         """L4: *v*'s budget ran out at *t*."""
@@ -112,7 +117,7 @@ class LinuxRules:
         if active:
             return [*_tier(active, lambda v: v.key, rules.tie), *late], "R4"
         outside = [v for v in runnable if v.name in self.outside]
-        outside_hi = [v for v in outside if v.hi]
+        outside_hi = [v for v in outside if v.name in self.fifo]
         if outside_hi:
             return [min(outside_hi, key=_fifo), *late], "R7"
         return [None, *outside, *late], "R7"
