@@ -36,19 +36,23 @@ def mono() -> int:
     return time.clock_gettime_ns(time.CLOCK_MONOTONIC)
 
 
-def standins(binary: Path) -> tuple[list[subprocess.Popen], dict[str, int]]:
+def standins(binary: Path, seed: int) -> tuple[list[subprocess.Popen], dict[str, int], int]:
+    from akita.model import load_host
+    from akita.model.phases import resolve_phases
+
     procs, tids = [], {}
-    start = mono() + 300_000_000
+    align = mono() + 300_000_000
+    start = align + resolve_phases(load_host(FIG5), seed)["memcached"]
     specs = {f"lookbusy{i}/0": [f"lookbusy{i}", 0, 100_000_000, 200_000_000] for i in (1, 2, 3)}
     specs["memcached/0"] = ["memcached", start, 100_000_000, 3_000_000, 15_000_000, 5, 10]
     for name, args in specs.items():
         proc = subprocess.Popen([str(binary), *map(str, args)], stdout=subprocess.PIPE, text=True)
         procs.append(proc)
         tids[name] = int(proc.stdout.readline())  # type: ignore[union-attr]
-    return procs, tids
+    return procs, tids, align
 
 
-def stress(seconds: float) -> tuple[list[subprocess.Popen], dict[str, int]]:
+def stress(seconds: float) -> tuple[list[subprocess.Popen], dict[str, int], None]:
     procs, tids = [], {}
     for name, load in [("lookbusy1/0", 25), ("lookbusy2/0", 25), ("lookbusy3/0", 25),
                        ("memcached/0", 40)]:
@@ -63,7 +67,7 @@ def stress(seconds: float) -> tuple[list[subprocess.Popen], dict[str, int]]:
             child = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
             child = child[0] if child else ""
         tids[name] = int(child)
-    return procs, tids
+    return procs, tids, None
 
 
 def conform(out: Path, *extra: str) -> dict:
@@ -82,9 +86,12 @@ def main(kind: str, runs: int, seconds: float, target: Path) -> None:
     results = []
     for run in range(runs):
         out = Path(tempfile.mkdtemp(prefix=f"akita-linux-{kind}-"))
-        procs, tids = standins(binary) if kind == "standin" else stress(seconds)  # type: ignore
+        procs, tids, align = (standins(binary, run) if kind == "standin"  # type: ignore
+                              else stress(seconds))
         try:
             attach = [a for n, t in tids.items() for a in ("--attach", f"{n}={t}")]
+            if align is not None:
+                attach += ["--align", str(align)]
             done = subprocess.run([*AKITA, "linux", str(FIG5), "--seconds", str(seconds),
                                    "--out", str(out), "--json", "--seed", str(run), *attach],
                                   capture_output=True, text=True, timeout=seconds + 120)

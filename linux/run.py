@@ -24,6 +24,7 @@ behind the load generators there (its R5 detection latency is measured,
 
 from __future__ import annotations
 
+import math
 import os
 import signal
 import subprocess
@@ -172,7 +173,7 @@ def _vcpu_states(host: Host, phases: Mapping[str, int], tids: Mapping[str, int]
     if rejected:
         raise LinuxError("vm", rejected[0].vm.name, f"a VM the host's admission ({host.test}) "
                          f"admits ({rejected[0].reason})", vm=rejected[0].vm.name)
-    states = []
+    states: list[VcpuState] = []
     for answer in placement.vms:
         vm = answer.vm
         for i, vcpu in enumerate(vm.all_vcpus()):
@@ -215,8 +216,14 @@ def _controller_to_spare(cpus: Sequence[int]) -> None:
 
 def run_host(host: Host, *, attach: Mapping[str, int], cpus: Sequence[int] | None,
              seconds: float, seed: int, out_dir: Path, variant: str = "correct",
-             wait: float = 30.0) -> RunResult:
-    """Run *host*'s vCPUs under Akita on this machine for *seconds*; return the capture."""
+             wait: float = 30.0, align: int | None = None) -> RunResult:
+    """Run *host*'s vCPUs under Akita on this machine for *seconds*; return the capture.
+
+    :param align: a CLOCK_MONOTONIC instant (ns) the period grids are aligned to:
+        the origin is the first ``align + k H`` (``H`` the hyperperiod, the
+        least common multiple of the periods) after the run is ready, so that
+        guests whose work is periodic on a known clock wake on R2's grid.
+    """
     if variant not in VARIANTS:
         raise LinuxError("--variant", variant, f"one of {', '.join(VARIANTS)}")
     if not 0 < seconds <= 3600:
@@ -266,7 +273,7 @@ def run_host(host: Host, *, attach: Mapping[str, int], cpus: Sequence[int] | Non
         controller_kernel = LinuxKernel(instance)
         instance.start()
         time.sleep(0.05)
-        origin = _mono()
+        origin = _origin(host, align)
         instance.mark("akita: origin")
         controller = Controller(states, controller_kernel, origin=origin,
                                 initial_temperature=host.options.initial_temperature,
@@ -294,6 +301,18 @@ def run_host(host: Host, *, attach: Mapping[str, int], cpus: Sequence[int] | Non
                      variant, len(controller.switches), controller.returns, tick,
                      tuple(controller.join_lateness), controller_kernel.retries,
                      controller_kernel.retry_ns, results)
+
+
+def _origin(host: Host, align: int | None) -> int:
+    """Now, or the first instant ``align + k H`` from now on, waited for (see :func:`run_host`)."""
+    now = _mono()
+    if align is None:
+        return now
+    hyper = math.lcm(*(vm.period for vm in host.vms))
+    origin = align + max(0, -((align - now) // hyper)) * hyper
+    while _mono() < origin:
+        time.sleep(min(0.01, (origin - _mono()) / 1e9) if origin > _mono() else 0)
+    return origin
 
 
 def _terminate(signum: int, frame: object) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 from repo import ROOT
 
 SOURCE = ROOT / "tests" / "data" / "linux" / "standin.c"
+FIG5 = ROOT / "examples" / "fig5.toml"
 _BUILT: dict[str, Path] = {}
 
 
@@ -46,16 +47,21 @@ class Standins:
         assert proc.stdout is not None
         return int(proc.stdout.readline())
 
-    def fig5(self) -> dict[str, int]:
-        """examples/fig5.toml's VMs: three CPU-bound LO guests (the kernel holds each to its
-        25 ms every 100 ms) and a HI guest that needs 15 ms of every 100 ms for five periods,
-        then 3 ms for ten (it asks for C_pes, then cools down)."""
-        start = mono() + 300_000_000
+    def fig5(self, seed: int = 0) -> tuple[dict[str, int], int]:
+        """examples/fig5.toml's VMs and the instant to align the run's grids to
+        (``akita linux --align``): three CPU-bound LO guests (the kernel holds each to its
+        25 ms every 100 ms) and a HI guest on its R2 grid under *seed* that needs 15 ms of
+        every 100 ms for five periods, then 3 ms for ten (it asks for C_pes, then cools)."""
+        from akita.model import load_host
+        from akita.model.phases import resolve_phases
+
+        align = mono() + 300_000_000
+        start = align + resolve_phases(load_host(FIG5), seed)["memcached"]
         tids = {f"lookbusy{i}/0": self.start(f"lookbusy{i}", 0, 100_000_000, 200_000_000)
                 for i in (1, 2, 3)}
         tids["memcached/0"] = self.start("memcached", start, 100_000_000, 3_000_000,
                                          15_000_000, 5, 10)
-        return tids
+        return tids, align
 
     def close(self) -> None:
         for proc in self.procs:

@@ -25,9 +25,11 @@ FIG5 = EXAMPLES / "fig5.toml"
 AKITA = [sys.executable, "-m", "akita"]
 
 
-def _linux(tmp: Path, tids: dict[str, int], *extra: str, seconds: float = 2.5
+def _linux(tmp: Path, guests: tuple[dict[str, int], int], *extra: str, seconds: float = 2.5
            ) -> subprocess.CompletedProcess:
+    tids, align = guests
     attach = [a for name, tid in tids.items() for a in ("--attach", f"{name}={tid}")]
+    attach += ["--align", str(align), "--seed", "0"]
     return subprocess.run([*AKITA, "linux", str(FIG5), "--seconds", str(seconds), "--out",
                            str(tmp), "--json", *attach, *extra], capture_output=True, text=True,
                           timeout=120)
@@ -76,7 +78,7 @@ def _leftovers(pid: int) -> list[str]:
 
 @pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM, signal.SIGINT])
 def test_a_killed_run_leaves_nothing_behind(tmp_path, standins, how):
-    tids = standins.fig5()
+    tids, _ = standins.fig5()
     attach = [a for name, tid in tids.items() for a in ("--attach", f"{name}={tid}")]
     run = subprocess.Popen([*AKITA, "linux", str(FIG5), "--seconds", "20", "--out",
                             str(tmp_path), *attach], stdout=subprocess.DEVNULL,

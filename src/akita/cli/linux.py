@@ -48,9 +48,14 @@ def _cpus(text: str | None) -> list[int] | None:
               help="A deliberately wrong controller, for checking the oracle.")
 @click.option("--wait", default=30.0, show_default=True, type=float,
               help="Seconds to wait for a CPU another exclusive cpuset holds.")
+@click.option("--align", default=None, type=int, metavar="MONO_NS",
+              help="Align the period grids to this CLOCK_MONOTONIC instant (ns): the origin is "
+                   "the first such instant plus whole hyperperiods after the run is ready "
+                   "(for guests periodic on a known clock).")
 @click.option("--json", "as_json", is_flag=True, help="Print the run's summary as JSON.")
 def linux(host_file: str, attach: tuple[str, ...], cpus_text: str | None, seconds: float,
-          seed: int, out_dir: str, variant: str, wait: float, as_json: bool) -> int:
+          seed: int, out_dir: str, variant: str, wait: float, align: int | None,
+          as_json: bool) -> int:
     """Admit HOST.toml, run its vCPUs under Akita over SCHED_DEADLINE, record the run.
 
     Needs root, tracefs, the deadline class and a cgroup-v1 cpuset
@@ -62,7 +67,7 @@ def linux(host_file: str, attach: tuple[str, ...], cpus_text: str | None, second
     host = load_host(host_file)
     result = run_host(host, attach=parse_attach(attach, host), cpus=_cpus(cpus_text),
                       seconds=seconds, seed=seed, out_dir=Path(out_dir), variant=variant,
-                      wait=wait)
+                      wait=wait, align=align)
     if as_json:
         click.echo(json.dumps(result.as_json()))
     else:
