@@ -107,7 +107,7 @@ def main(kind: str, runs: int, seconds: float, target: Path) -> None:
         latencies = detection_latencies(out / "host.toml", out / "trace.txt")
         results.append({"run": run, "summary": json.loads(done.stdout),
                         "verdict": linux["verdict"], "counts": linux["counts"],
-                        "tolerated": linux.get("tolerated"), "decisions": linux["decisions"],
+                        "within_tolerance": linux["within_tolerance"], "decisions": linux["decisions"],
                         "strict_counts": strict["counts"], "latencies_ns": latencies,
                         "out": str(out)})
         print(json.dumps({k: v for k, v in results[-1].items() if k != "summary"}), flush=True)

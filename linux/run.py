@@ -310,8 +310,10 @@ def _origin(host: Host, align: int | None) -> int:
         return now
     hyper = math.lcm(*(vm.period for vm in host.vms))
     origin = align + max(0, -((align - now) // hyper)) * hyper
-    while _mono() < origin:
-        time.sleep(min(0.01, (origin - _mono()) / 1e9) if origin > _mono() else 0)
+    while origin - _mono() > 1_000_000:
+        time.sleep((origin - _mono() - 1_000_000) / 1e9)
+    while _mono() < origin:  # the last millisecond spun: the origin mark lands on it
+        pass
     return origin
 
 
