@@ -109,6 +109,9 @@ def main(kind: str, runs: int, seconds: float, target: Path) -> None:
                         "verdict": linux["verdict"], "counts": linux["counts"],
                         "within_tolerance": linux["within_tolerance"], "decisions": linux["decisions"],
                         "strict_counts": strict["counts"], "latencies_ns": latencies,
+                        "join_lateness_max_ns": max(json.loads(done.stdout)["join_lateness_ns"],
+                                                    default=0),
+                        "retries": json.loads(done.stdout)["retries"],
                         "out": str(out)})
         print(json.dumps({k: v for k, v in results[-1].items() if k != "summary"}), flush=True)
     all_lat = [x for r in results for x in r.get("latencies_ns", [])]

@@ -39,7 +39,7 @@ from akita.model import Host, first_fit
 from akita.model.edf_vd import virtual_deadline_factor
 from akita.model.phases import resolve_phases
 
-from . import capture, cpuset, machine, sched, tracefs
+from . import capture, cpuset, requirements, sched, tracefs
 from .cleanup import Ledger, undo
 from .controller import VARIANTS, Controller, VcpuState
 from .errors import KernelRefused, LinuxError
@@ -228,9 +228,11 @@ def run_host(host: Host, *, attach: Mapping[str, int], cpus: Sequence[int] | Non
         raise LinuxError("--variant", variant, f"one of {', '.join(VARIANTS)}")
     if not 0 < seconds <= 3600:
         raise LinuxError("--seconds", seconds, "a duration in (0, 3600] seconds")
-    missing = machine.problems()
+    missing = requirements.problems()
     if missing:
         raise LinuxError("machine", missing[0], "a machine akita linux can run on")
+    if not attach:
+        _workloads_class()  # refused before anything is made, if it is missing
     phases = resolve_phases(host, seed)
     first_fit_ok = first_fit(host)
     if not first_fit_ok.admitted:
@@ -294,7 +296,7 @@ def run_host(host: Host, *, attach: Mapping[str, int], cpus: Sequence[int] | Non
         watchdog.wait(timeout=5)
         for problem in problems:
             print(f"akita linux: {problem}", file=sys.stderr)
-    tick = machine.tick_ns()
+    tick = requirements.tick_ns()
     host_file, trace_file = capture.write(out_dir, host, phases, text, chosen, tids,
                                           tick_ns=tick, variant=variant)
     return RunResult(out_dir, host_file, trace_file, tuple(chosen), tids, origin, seconds,
@@ -321,13 +323,19 @@ def _terminate(signum: int, frame: object) -> None:
     raise SystemExit(128 + signum)
 
 
-def _workloads(host: Host, cpus: Sequence[int], seed: int, seconds: float, out_dir: Path) -> Any:
-    """The stand-in guests of :mod:`akita.linux.workloads` (imported only when needed)."""
+def _workloads_class() -> Any:
+    """:class:`akita.linux.workloads.Workloads`, or a one-line refusal if it is missing."""
     try:
         from akita.linux.workloads import Workloads  # type: ignore[import-not-found]
     except ImportError:
         raise LinuxError("--attach", "nothing", "VM/i=TID for every vCPU (akita.linux.workloads, "
                          "which starts stand-in guests, is not installed)") from None
+    return Workloads
+
+
+def _workloads(host: Host, cpus: Sequence[int], seed: int, seconds: float, out_dir: Path) -> Any:
+    """The stand-in guests of :mod:`akita.linux.workloads` (imported only when needed)."""
+    Workloads = _workloads_class()
     placement = first_fit(host)
     where = {(a.vm.name, i): cpus[c] for a in placement.vms for i, c in enumerate(a.pcpus)}
     spare = sorted(cpuset._online() - set(cpus))

@@ -10,9 +10,9 @@ from standins import Standins, standin_binary
 
 
 def _missing() -> str | None:
-    from akita.linux import machine
+    from akita.linux import requirements
 
-    problems = machine.problems()
+    problems = requirements.problems()
     if problems:
         return problems[0]
     if standin_binary() is None:
