@@ -107,7 +107,8 @@ def main(kind: str, runs: int, seconds: float, target: Path) -> None:
         latencies = detection_latencies(out / "host.toml", out / "trace.txt")
         results.append({"run": run, "summary": json.loads(done.stdout),
                         "verdict": linux["verdict"], "counts": linux["counts"],
-                        "within_tolerance": linux["within_tolerance"], "decisions": linux["decisions"],
+                        "within_tolerance": linux["within_tolerance"],
+                        "decisions": linux["decisions"],
                         "strict_counts": strict["counts"], "latencies_ns": latencies,
                         "join_lateness_max_ns": max(json.loads(done.stdout)["join_lateness_ns"],
                                                     default=0),

@@ -77,7 +77,7 @@ __rules__ = {
 
 
 class Kernel(Protocol):
-    """What the controller asks of the kernel (the real one: :class:`akita.linux.run.LinuxKernel`)."""
+    """What the controller asks of the kernel (:class:`akita.linux.run.LinuxKernel`)."""
 
     def deadline(self, v: "VcpuState", runtime: int, deadline: int, period: int) -> None: ...
 

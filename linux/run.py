@@ -144,7 +144,8 @@ def parse_attach(items: Sequence[str], host: Host) -> dict[str, int]:
     for item in items:
         name, sep, tid_text = item.partition("=")
         if not sep or name not in names:
-            raise LinuxError("--attach", item, f"VM/i=TID with VM/i one of {', '.join(sorted(names))}")
+            raise LinuxError("--attach", item,
+                             f"VM/i=TID with VM/i one of {', '.join(sorted(names))}")
         if not tid_text.isdigit() or not Path(f"/proc/{tid_text}/stat").exists():
             raise LinuxError("--attach", item, "the id of a live thread after '='")
         if name in found:
@@ -152,7 +153,8 @@ def parse_attach(items: Sequence[str], host: Host) -> dict[str, int]:
         found[name] = int(tid_text)
     if found and set(found) != names:
         missing = ", ".join(sorted(names - set(found)))
-        raise LinuxError("--attach", " ".join(items), f"a thread for every vCPU (missing {missing})")
+        raise LinuxError("--attach", " ".join(items),
+                         f"a thread for every vCPU (missing {missing})")
     return found
 
 

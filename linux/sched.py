@@ -91,8 +91,8 @@ def set_attr(tid: int, attr: SchedAttr, *, what: str = "tid") -> None:
         raise KernelRefused(what, shown, "parameters the kernel's SCHED_DEADLINE admission "
                             "accepts on its CPU (EBUSY: the CPU's deadline bandwidth, "
                             "sched_rt_runtime_us/sched_rt_period_us, would be exceeded)")
-    raise LinuxError(what, shown, f"parameters the kernel accepts ({errno.errorcode.get(code, code)}"
-                     f": {os.strerror(code)})")
+    name = errno.errorcode.get(code, code)
+    raise LinuxError(what, shown, f"parameters the kernel accepts ({name}: {os.strerror(code)})")
 
 
 def set_deadline(tid: int, runtime: int, deadline: int, period: int, *, flags: int = 0,

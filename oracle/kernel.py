@@ -57,7 +57,8 @@ from akita.model.errors import ModelError
 from akita.model.host import check_trace_key, check_trace_vcpu
 from akita.reference.trace import TraceError
 
-__all__ = ["MARK_PREFIX", "Task", "SchedEvent", "SchedKind", "Tally", "KernelTraceError", "akita_events",
+__all__ = ["MARK_PREFIX", "Task", "SchedEvent", "SchedKind", "Tally", "KernelTraceError",
+           "akita_events",
            "check_mapping", "check_origin"]
 
 SchedKind = Literal["switch", "wakeup", "wakeup_new", "migrate", "mark"]

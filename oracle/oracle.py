@@ -598,7 +598,8 @@ class Oracle:
             self._resolve(cpu.index, "dispatch", t)
         elif "dispatch" not in self._open[cpu.index]:
             self._opened(cpu.index, "dispatch", dispatch_finding(
-                cpu, t, [v for v in options if v is not None], rule, dispatched, self._ok[cpu.index], self._tie_only(cpu)))
+                cpu, t, [v for v in options if v is not None], rule, dispatched,
+                self._ok[cpu.index], self._tie_only(cpu)))
         self._ok[cpu.index] = ok
         if cpu.descheduled is not None:
             cpu.descheduled.ins = t
