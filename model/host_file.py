@@ -66,7 +66,7 @@ _TOP_KEYS = ("host", "vm", "trace_map", "conform")
 #: The keys of ``[conform]`` with a fixed set of values (the oracle's rule sets and
 #: placements, :data:`akita.oracle.oracle.POLICIES`, :data:`akita.oracle.placement.PLACEMENTS`).
 CONFORM_CHOICES: dict[str, tuple[str, ...]] = {
-    "policy": ("akita", "edf"), "placement": ("first-fit", "trace")}
+    "policy": ("akita", "edf", "akita-linux"), "placement": ("first-fit", "trace")}
 #: ``[conform] origin``: seconds as ftrace prints them.
 _SECONDS = re.compile(r"[0-9]{1,12}\.[0-9]{1,9}")
 #: The scheduler options, in the order of the fields of :class:`~.options.SchedulerOptions`.

@@ -48,6 +48,7 @@ from akita.model.errors import ModelError
 from akita.reference.trace import TraceError, text_lines
 
 from .compressed import decompressed, peek, spooled
+from .claims import Claims, capture_claims
 from .ftrace import FtraceTally, looks_like_ftrace, read_ftrace
 from .jsonl import read_jsonl
 from .kernel import Tally, akita_events, check_mapping, check_origin
@@ -86,7 +87,7 @@ def conform_stream(
     host: Host, stream: IO[Any], *, path: str = "<trace>", trace_format: TraceFormat = "auto",
     trace_map: Mapping[str, str] | None = None, origin_ns: int | None = None,
     end: int | None = None, reports: Iterable[str] | None = None, tolerance: int | None = None,
-    ties: str = "any", policy: str = "akita", keep: int = 10, window: int = 8,
+    ties: str = "any", policy: str | None = None, keep: int = 10, window: int = 8,
     progress: Callable[[int], None] | None = None, placement: PlacementMode = "first-fit",
     timeline: TextIO | None = None, cpu_hz: int | None = None, buffer: str | None = None,
 ) -> ConformanceReport:
@@ -109,6 +110,9 @@ def conform_stream(
     :param cpu_hz: ``xentrace``: the cycle counter's frequency in Hz.
     :param buffer: ``trace.dat``: the trace instance to read (``"top"`` or its name;
         default: :func:`~.tracedat.read_tracedat` chooses).
+    :param policy: the rule set (default: the one an ftrace capture's first line
+        claims, :func:`.claims.capture_claims`, else ``"akita"``); such a claim
+        also gives the default *reports* and the kernel's tick.
     :raises TraceError: a line or record that is not what the format requires,
         located; or a trace with nothing the oracle could judge (see above).
     """
@@ -116,12 +120,15 @@ def conform_stream(
         raise ModelError("--format", trace_format, f"one of {', '.join(FORMATS)}")
     lines: Iterator[str] | None = None
     stream, codec = decompressed(stream, path)
+    claims = Claims()
     if trace_format == "auto":
         trace_format = _binary(stream) or "auto"
     if codec is not None and trace_format in ("trace.dat", "xentrace"):
         stream = spooled(stream, path, codec)  # read out of order: seekable
     if trace_format in ("auto", "jsonl", "ftrace"):
-        trace_format, lines = _text(stream, path, trace_format)
+        trace_format, lines, first = _text(stream, path, trace_format)
+        if trace_format == "ftrace":
+            claims = capture_claims(first, path)
     mapping = dict(host.trace_map) | dict(trace_map or {})
     if trace_format in KERNEL_FORMATS and not mapping:
         seen = FtraceTally() if trace_format == "ftrace" else Tally()
@@ -151,14 +158,15 @@ def conform_stream(
         tally = FtraceTally() if trace_format == "ftrace" else Tally()
         events = _kernel(stream, lines, path, trace_format, mapping, origin_ns, tally, cpu_hz,
                          buffer)
-        default_reports = FTRACE_REPORTS
+        default_reports = claims.reports or FTRACE_REPORTS
     given_end = end
     source = "given"
     if tolerance is None:
         tolerance, source = default_tolerance(kernel=trace_format != "jsonl")
     report = conform(host, events, end=end, tolerance=tolerance, ties=ties,
                      reports=default_reports if reports is None else tuple(reports),
-                     keep=keep, window=window, path=path, progress=progress, policy=policy,
+                     keep=keep, window=window, path=path, progress=progress,
+                     policy=policy or claims.policy or "akita", tick_ns=claims.tick_ns,
                      phases=phases, tolerance_source=source, placement=placement,
                      timeline=timeline, resync=trace_format in KERNEL_FORMATS,
                      unit="event" if trace_format in ("trace.dat", "xentrace") else "line")
@@ -186,7 +194,7 @@ def _binary(stream: IO[Any]) -> TraceFormat | None:
 
 
 def _text(stream: IO[Any], path: str, trace_format: TraceFormat
-          ) -> tuple[TraceFormat, Iterator[str]]:
+          ) -> tuple[TraceFormat, Iterator[str], str]:
     """A text trace's format (told by its first line under ``"auto"``) and its lines."""
     source = text_lines(stream, path)
     first = _first_line(source, path)
@@ -201,7 +209,7 @@ def _text(stream: IO[Any], path: str, trace_format: TraceFormat
     elif trace_format == "ftrace" and json_first:
         raise TraceError("", first.strip(), "ftrace text (this is JSON: use --format "
                          "jsonl or auto)", path=f"{path}:1")
-    return trace_format, _chain(first, source)
+    return trace_format, _chain(first, source), first
 
 
 def _kernel(stream: IO[Any], lines: Iterator[str] | None, path: str, trace_format: str,

@@ -143,8 +143,8 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from itertools import chain
 
-from .kernel import (KernelTraceError, SchedEvent, SchedKind, Tally, Task, akita_events,
-                     check_mapping, check_origin)
+from .kernel import (MARK_PREFIX, KernelTraceError, SchedEvent, SchedKind, Tally, Task,
+                     akita_events, check_mapping, check_origin)
 
 __all__ = ["sched_events", "read_ftrace", "looks_like_ftrace", "prev_state_runnable",
            "parse_seconds", "FtraceError", "FtraceTally", "MAX_INDEX_DIGITS", "TASK_REPORT_MAX"]
@@ -314,6 +314,14 @@ def _events(lines: Iterable[str], path: str, tally: Tally) -> Iterator[SchedEven
     last: tuple[int, tuple, int] = (-1, (), 0)  # the last event's ns, groups, line
     for number, text in numbered:
         tally.records = number
+        if _MARK in text:
+            mark = _mark(text, f"{path}:{number}", number)
+            if mark is not None:
+                if mark.ns < last[0]:
+                    raise KernelTraceError("timestamp", mark.ns, f"a time at or after "
+                                           f"{last[0]} ns", path=f"{path}:{number}")
+                yield mark
+            continue
         at = text.find("sched_")
         while at >= 0 and not text.startswith(_KEPT, at):
             at = text.find("sched_", at + 6)
@@ -352,6 +360,22 @@ def _lost(text: str, lost: re.Match, ns: int, where: str, number: int) -> SchedE
     count = lost["lost"] or lost["dropped"]
     return SchedEvent(max(ns, 0), int(cpu["cpu"]), "lost", where, number,
                       count=None if count is None else int(count))
+#: A controller's decision written to ``trace_marker`` (:data:`.kernel.MARK_PREFIX`).
+_MARK = "tracing_mark_write: " + MARK_PREFIX
+
+
+def _mark(text: str, where: str, line: int) -> SchedEvent | None:
+    """The ``mark`` event of a ``tracing_mark_write`` line of the project's controllers."""
+    head = _HEADER.match(text)
+    if head is None or head["event"] != "tracing_mark_write":
+        return None
+    try:
+        ns = parse_seconds(head["time"])
+    except ValueError:
+        raise KernelTraceError("timestamp", head["time"], "seconds with at most 9 decimals",
+                               path=where) from None
+    return SchedEvent(ns, int(head["cpu"] or head["lcpu"] or 0), "mark", where, line,
+                      text=head["body"])
 
 
 def _backwards(fields: tuple, last: tuple[int, tuple, int], where: str) -> KernelTraceError:

@@ -21,7 +21,17 @@ is the one place that turns such a stream into the oracle's events
   on its ``target_cpu``;
 * a ``migrate`` changes nothing the oracle reads (the next wakeup or
   dispatch says where the task runs); it is counted, so that a report can
-  say whether the trace recorded migrations.
+  say whether the trace recorded migrations;
+* in a trace whose origin is a controller's ``akita: origin`` mark (below),
+  a ``dispatch`` of a vCPU the trace has neither woken nor blocked since is
+  preceded by its ``wake`` at the same instant: the check begins while the
+  vCPUs already run, a task that runs is runnable, and one that never
+  sleeps (a CPU-bound guest) has no wakeup to show it;
+* a ``mark`` is a line a controller wrote to ``trace_marker`` beginning with
+  :data:`MARK_PREFIX` (:mod:`akita.linux`): ``akita: origin`` sets the
+  origin (unless one is given) to its time; ``akita: mode pcpu=N HI`` is a
+  ``mode`` decision of pCPU ``N``; ``akita: temperature pcpu=N vcpu=VM/i
+  value=K`` a ``temperature`` decision.  Other marks are ignored.
 
 Lost events
 -----------
@@ -68,10 +78,14 @@ from akita.model.errors import ModelError
 from akita.model.host import check_trace_key, check_trace_vcpu
 from akita.reference.trace import TraceError
 
-__all__ = ["Task", "SchedEvent", "SchedKind", "Tally", "KernelTraceError", "akita_events",
+__all__ = ["MARK_PREFIX", "Task", "SchedEvent", "SchedKind", "Tally", "KernelTraceError",
+           "akita_events",
            "check_mapping", "check_origin"]
 
-SchedKind = Literal["switch", "wakeup", "wakeup_new", "migrate", "lost"]
+SchedKind = Literal["switch", "wakeup", "wakeup_new", "migrate", "lost", "mark"]
+
+#: The beginning of a controller's ``trace_marker`` line that the oracle reads.
+MARK_PREFIX = "akita: "
 
 
 class KernelTraceError(TraceError):
@@ -116,6 +130,7 @@ class SchedEvent:
     :ivar target_cpu: ``wakeup``: the CPU it is queued on; ``migrate``: the CPU it moves to.
     :ivar count: ``lost``: the records the capture says were lost before this
         point of *cpu*'s buffer (``None``: it does not say how many).
+    :ivar text: ``mark``: the marker's text.
     """
 
     ns: int
@@ -129,6 +144,7 @@ class SchedEvent:
     task: Task | None = None
     target_cpu: int | None = None
     count: int | None = None
+    text: str | None = None
 
 
 class Tally:
@@ -163,6 +179,8 @@ class Tally:
         self.records = 0
         self.kinds: dict[str, int] = {"switch": 0, "wakeup": 0, "wakeup_new": 0, "migrate": 0,
                                       "lost": 0}
+        #: controller marks read (``mark`` events; not scheduler events).
+        self.marks = 0
         self.mapped = 0
         self.unmapped: list[str] = []
         self.before_origin = 0
@@ -255,7 +273,19 @@ def akita_events(events: Iterable[SchedEvent], mapping: Mapping[str, str], *,
             tally.saw_unmapped(task)
         return found
 
+    known: set[str] = set()  # vCPUs woken or blocked so far
+    marked = False  # whether the origin is a controller's mark
     for e in events:
+        if e.kind == "mark":
+            tally.marks += 1
+            if origin is None and e.text == MARK_PREFIX + "origin":
+                origin = e.ns
+                marked = True
+            elif origin is not None and e.ns >= origin:
+                decision = _mark_event(e, e.ns - origin)
+                if decision is not None:
+                    yield decision
+            continue
         tally.kinds[e.kind] += 1
         if last is not None and e.ns < last.ns:
             raise KernelTraceError("timestamp", e.ns, f"a time at or after {last.ns} ns "
@@ -282,11 +312,15 @@ def akita_events(events: Iterable[SchedEvent], mapping: Mapping[str, str], *,
                 yield hole
             if prev is not None and not e.prev_runnable:
                 tally.mapped += 1
+                known.add(prev)
                 yield {"t": t, "cpu": e.cpu, "event": "block", "vcpu": prev, "line": e.line}
             nxt = vcpu_of(e.next)
             if nxt is not None:
                 tally.mapped += 1
                 idle[e.cpu] = False
+                if marked and nxt not in known:
+                    known.add(nxt)
+                    yield {"t": t, "cpu": e.cpu, "event": "wake", "vcpu": nxt, "line": e.line}
                 yield {"t": t, "cpu": e.cpu, "event": "dispatch", "vcpu": nxt, "line": e.line}
             elif not idle.get(e.cpu, False):
                 idle[e.cpu] = True
@@ -295,6 +329,7 @@ def akita_events(events: Iterable[SchedEvent], mapping: Mapping[str, str], *,
             woken = vcpu_of(e.task)
             if woken is not None:
                 tally.mapped += 1
+                known.add(woken)
                 cpu = e.cpu if e.target_cpu is None else e.target_cpu
                 yield {"t": t, "cpu": cpu, "event": "wake", "vcpu": woken, "line": e.line}
     if last is not None and origin is not None:
@@ -362,3 +397,24 @@ class _Holes:
         for cpu in sorted(self.running):
             if self.running[cpu] is _UNKNOWN:
                 yield self._event(t, cpu, self.known.get(cpu, t), None, line)
+
+
+def _mark_event(e: SchedEvent, t: int) -> dict | None:
+    """The oracle's ``mode`` or ``temperature`` event of a controller's mark, if it is one."""
+    words = (e.text or "")[len(MARK_PREFIX):].split()
+    if not words or words[0] not in ("mode", "temperature"):
+        return None
+    fields = dict(w.split("=", 1) for w in words[1:] if "=" in w)
+    pcpu = fields.get("pcpu", "")
+    if not pcpu.isdigit():
+        raise KernelTraceError("mark", e.text, "'pcpu=N' in an akita mode or temperature mark",
+                               path=e.where)
+    if words[0] == "mode":
+        mode = words[-1]
+        return {"t": t, "cpu": int(pcpu), "event": "mode", "mode": mode, "line": e.line}
+    value = fields.get("value", "")
+    if not value.isdigit() or "vcpu" not in fields:
+        raise KernelTraceError("mark", e.text, "'vcpu=VM/i value=K' in an akita temperature "
+                               "mark", path=e.where)
+    return {"t": t, "cpu": int(pcpu), "event": "temperature", "vcpu": fields["vcpu"],
+            "temperature": int(value), "line": e.line}

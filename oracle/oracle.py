@@ -73,6 +73,8 @@ from akita.model import Host, Placement, first_fit
 from akita.model.edf_vd import virtual_deadline_factor
 from akita.reference.trace import TraceError
 
+from .linux_rules import POLICY as LINUX_POLICY
+from .linux_rules import LinuxRules
 from .findings import Finding, dispatch_finding, mode_finding, ns, temperature_finding
 from .phases import resolve_oracle_phases
 from .shadow import Choice, ShadowCPU, ShadowVCPU, allowed, fifo_tie, host_tie
@@ -104,9 +106,10 @@ __rules__ = {
     "R12": ("Oracle._vcpu",),
 }
 
-#: The rule sets the oracle checks: Akita's, or plain EDF over the same
-#: periodic servers (the ``edf`` policy: ``x = 1``, no modes, no temperatures).
-POLICIES = ("akita", "edf")
+#: The rule sets the oracle checks: Akita's, plain EDF over the same
+#: periodic servers (the ``edf`` policy: ``x = 1``, no modes, no temperatures),
+#: or Akita's as ``akita linux`` carries them out on Linux (:mod:`.linux_rules`).
+POLICIES = ("akita", "edf", LINUX_POLICY)
 
 
 class Oracle:
@@ -126,7 +129,10 @@ class Oracle:
     :param window: how many recent events a violation carries.
     :param policy: the rules: ``"akita"`` (R2-R13), or ``"edf"`` -- the same
         periodic servers ordered by actual deadlines, with no modes and no
-        temperatures, as :mod:`akita.reference.policies.edf` schedules them.
+        temperatures, as :mod:`akita.reference.policies.edf` schedules them; or
+        ``"akita-linux"``, Akita's as Linux's scheduling classes carry them out
+        (:mod:`.linux_rules`).
+    :param tick_ns: ``akita-linux``: the kernel's tick, how late it may enforce a budget.
     :param phases: the phases a trace claims, by VM name (its header's,
         :func:`akita.oracle.phases.trace_phases`); merged with the host's declarations
         by :func:`akita.oracle.phases.resolve_oracle_phases`, which refuses a VM whose
@@ -141,7 +147,8 @@ class Oracle:
     def __init__(self, host: Host, *, tolerance: int = 0, ties: str = "any",
                  reports: Iterable[str] = DECISIONS, keep: int = 10, window: int = 8,
                  policy: str = "akita", phases: Mapping[str, int] | None = None,
-                 placement: Placement | None = None, resync: bool = False) -> None:
+                 placement: Placement | None = None, resync: bool = False,
+                 tick_ns: int | None = None) -> None:
         reports = frozenset(reports)
         if policy not in POLICIES:
             raise TraceError("policy", policy, f"one of {', '.join(POLICIES)}")
@@ -154,7 +161,7 @@ class Oracle:
             raise TraceError("tolerance", tolerance, "a duration >= 0")
         self.host = host
         self.policy = policy
-        self.modes = policy == "akita"
+        self.modes = policy != "edf"
         self.tolerance = tolerance
         self.strict = ties == "strict"
         self.reports = reports
@@ -180,6 +187,8 @@ class Oracle:
         self._inadmissible = [] if placement is None else [
             load for load in placement.pcpus if load.vcpus and not load.verdict.schedulable]
         self._place(host, phases)
+        self.linux = (LinuxRules(list(self.vcpus.values()), tick_ns, tolerance)
+                      if policy == LINUX_POLICY else None)
         for timers in self._timers:
             heapq.heapify(timers)
         self._names = frozenset(self.vcpus) | frozenset(self.rejected)
@@ -487,6 +496,8 @@ class Oracle:
             self._ask(cpu, running, t)
         if had > 0 and running.budget == 0:
             cpu.ran_out = running
+            if self.linux is not None:
+                self.linux.ran_out(running, since + running.spent)
         if cpu.ran_out is running and "exhaust" in self.reports:
             out = since + running.spent
             self._opened(cpu.index, "exhaust " + running.name, Finding(
@@ -502,19 +513,26 @@ class Oracle:
         if not cpu.rules_hi:
             cpu.rules_hi = True
             cpu.rules_changed = t
+            if self.linux is not None:
+                self.linux.to_hi(cpu)
 
     def _release_due(self, cpu: ShadowCPU, t: int) -> None:
         """R2 and R8 for the periods starting at *t*; then R9."""
         timers = self._timers[cpu.index]
         hi_release = False
+        started = []
         while timers and timers[0][0] <= t:
             s, order, v = heapq.heappop(timers)
             v.start_period(s)
+            started.append(v)
             hi_release |= v.hi
             heapq.heappush(timers, (s + v.period, order, v))
         if hi_release and cpu.rules_hi and all(v.temperature == 0 for v in cpu.vcpus if v.hi):
             cpu.rules_hi = False
             cpu.rules_changed = t
+        if self.linux is not None:
+            for v in started:
+                self.linux.period_start(v, cpu.rules_hi)
 
     # -- events -----------------------------------------------------------------------------
 
@@ -657,7 +675,7 @@ class Oracle:
             for v in cpu.vcpus:
                 if v.hi:
                     self._check_temperature(cpu, v, t)
-        options, rule = allowed(cpu, cpu.claimed_hi, self.choice)
+        options, rule = self._allowed(cpu, cpu.claimed_hi, self.choice, t)
         running = cpu.running
         ok = running in options if options else running is None
         if dispatched:
@@ -669,16 +687,25 @@ class Oracle:
             self._resolve(cpu.index, "dispatch", t)
         elif opened is None:
             self._opened(cpu.index, "dispatch", dispatch_finding(
-                cpu, t, options, rule, dispatched, self._ok[cpu.index], self._tie_only(cpu)))
+                cpu, t, [v for v in options if v is not None], rule, dispatched,
+                self._ok[cpu.index], self._tie_only(cpu)))
         elif not opened.reported:  # still wrong: perhaps wrong otherwise (a new part)
-            now = dispatch_finding(cpu, t, options, rule, dispatched, self._ok[cpu.index],
-                                   self._tie_only(cpu))
+            now = dispatch_finding(cpu, t, [v for v in options if v is not None], rule,
+                                   dispatched, self._ok[cpu.index], self._tie_only(cpu))
             if opened.turn(now):
                 now.evidence = self._evidence(t)
         self._ok[cpu.index] = ok
         if cpu.descheduled is not None:
             cpu.descheduled.ins = t
             cpu.descheduled = None
+
+    def _allowed(self, cpu: ShadowCPU, hi_mode: bool, choice: Choice, t: int
+                 ) -> tuple[list[ShadowVCPU | None], str]:
+        """What the rule set allows *cpu* to run at *t* (``None``: may idle; akita-linux)."""
+        if self.linux is not None:
+            return self.linux.allowed(cpu, hi_mode, choice, t)
+        options, rule = allowed(cpu, hi_mode, choice)
+        return list(options), rule
 
     def _ask_on_pick(self, cpu: ShadowCPU, t: int) -> None:
         """R5 on pick: the LO-mode head is a HI vCPU that already consumed ``C_opt``.
@@ -689,8 +716,9 @@ class Oracle:
         asked; otherwise the asking head it runs -- or the first of them in
         queue order -- asks.  Under ``--ties strict`` the head is one.
         """
-        heads, _ = allowed(cpu, False, self.choice)
-        asking = [v for v in heads if v.hi and v.budget > 0 and v.consumed >= v.c_opt]
+        heads, _ = self._allowed(cpu, False, self.choice, t)
+        asking = [v for v in heads
+                  if v is not None and v.hi and v.budget > 0 and v.consumed >= v.c_opt]
         running = cpu.running
         if not asking or (running in heads and running not in asking):
             return
@@ -701,7 +729,8 @@ class Oracle:
         (``--ties any`` would allow it), else ``None``."""
         if self.choice.tie is None:
             return None
-        loose, _ = allowed(cpu, cpu.claimed_hi, attrs.evolve(self.choice, tie=None))
+        loose, _ = self._allowed(cpu, cpu.claimed_hi, attrs.evolve(self.choice, tie=None),
+                                 self._t)
         return self.host.options.queue_order if cpu.running in loose else None
 
     def _check_mode(self, cpu: ShadowCPU, t: int) -> None:

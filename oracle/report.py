@@ -234,7 +234,7 @@ def conform(host: Host, events: Iterable[dict[str, Any]], *, end: int | None = N
             keep: int = 10, window: int = 8, path: str = "<trace>",
             progress: Callable[[int], None] | None = None,
             policy: str = "akita", phases: Mapping[str, int] | None = None,
-            tolerance_source: str = "given",
+            tolerance_source: str = "given", tick_ns: int | None = None,
             placement: PlacementMode = "first-fit",
             timeline: TextIO | None = None, unit: str = "line",
             resync: bool = False) -> ConformanceReport:
@@ -271,7 +271,7 @@ def conform(host: Host, events: Iterable[dict[str, Any]], *, end: int | None = N
     try:
         oracle = Oracle(host, tolerance=tolerance, ties=ties, reports=reports, keep=keep,
                         window=window, policy=policy, phases=phases, placement=given,
-                        resync=resync)
+                        resync=resync, tick_ns=tick_ns)
     except TraceError as error:
         raise error.located(path=path) from None
     marks = _Marks(timeline, host.pcpus, path)

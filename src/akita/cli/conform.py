@@ -51,9 +51,10 @@ __all__ = ["conform"]
               help="Where each vCPU belongs: first fit's pCPU (R12 judged), or the pCPU of its "
                    "first event in the trace (R12 checks migrations only). Default: the host "
                    "file's [conform] placement, else first-fit.")
-@click.option("--policy", type=click.Choice(["akita", "edf"]), default=None,
-              help="The rules to check against: Akita's, or plain EDF over the same servers. "
-                   "Default: the host file's [conform] policy, else akita.")
+@click.option("--policy", type=click.Choice(["akita", "edf", "akita-linux"]), default=None,
+              help="The rules to check against: Akita's, plain EDF over the same servers, or "
+                   "Akita's as akita linux carries them out. Default: the host file's "
+                   "[conform] policy, else the capture's claim, else akita.")
 @click.option("--ties", type=click.Choice(["any", "strict"]), default="any", show_default=True,
               help="Equal keys: accept any tied vCPU, or require the host's queue_order "
                    "(fifo: inserted first, then host order; host: HI first, then host order).")
@@ -98,7 +99,7 @@ def conform(host_file, trace_path, trace_format, buffer, cpu_hz, tolerance_text,
     writable_file("--timeline", timeline_path)
     host = load_host(host_file)
     table = load_conform(host_file)  # what the host file says, where the flags do not
-    policy = policy or table.get("policy", "akita")
+    policy = policy or table.get("policy")  # None: the capture's claim, else akita
     placement = placement or table.get("placement", "first-fit")
     if origin_text is None and "origin" in table:
         origin_text = table["origin"]

@@ -1,0 +1,345 @@
+"""One run of Akita on Linux: admit, partition, attach, control, record, clean up.
+
+:func:`run_host` is what ``akita linux HOST.toml`` does:
+
+1. admit the host with the project's own admission and first fit
+   (:func:`akita.model.first_fit`, the host's ``test``): a VM rejected is
+   bad input for a run;
+2. start the watchdog (:mod:`.watchdog`), then make one exclusive cpuset per
+   pCPU used (:mod:`.cpuset`; pCPU ``i`` on Linux CPU ``cpus[i]``) and a
+   tracing instance (:mod:`.tracefs`), writing each into the ledger
+   (:mod:`.cleanup`) as it is made;
+3. take each vCPU's thread -- attached (``VM/i=TID``) or started by
+   :mod:`akita.linux.workloads` -- into its pCPU's cpuset, as ``SCHED_OTHER``;
+4. start recording, mark the origin of the period grids, and run the
+   :class:`~.controller.Controller` for the given seconds;
+5. on every exit path, undo what the ledger names; then write the capture
+   (:mod:`.capture`).
+
+The controller itself runs on the CPUs no pCPU uses, as ``SCHED_FIFO``
+(priority :data:`CONTROLLER_PRIORITY`), so that its timers are not late
+behind the load generators there (its R5 detection latency is measured,
+:doc:`/linux`).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import attrs
+
+from akita.model import Host, first_fit
+from akita.model.edf_vd import virtual_deadline_factor
+from akita.model.phases import resolve_phases
+
+from . import capture, cpuset, requirements, sched, tracefs
+from .cleanup import Ledger, undo
+from .controller import VARIANTS, Controller, VcpuState
+from .errors import KernelRefused, LinuxError
+
+__all__ = ["run_host", "parse_attach", "default_cpus", "RunResult", "LinuxKernel",
+           "CONTROLLER_PRIORITY"]
+
+#: The controller's own SCHED_FIFO priority (below the HI vCPUs' FIFO_TOP range is irrelevant:
+#: it never shares a CPU with them).
+CONTROLLER_PRIORITY = 60
+#: How long a refused sched_setattr is retried (ns): a root domain being rebuilt (EPERM) or
+#: bandwidth still held until a task's 0-lag time (EBUSY).
+RETRY_NS = 30_000_000
+
+
+def _mono() -> int:
+    return time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+
+
+class LinuxKernel:
+    """The controller's :class:`~.controller.Kernel`: ``sched_setattr``, ``/proc``, the marker."""
+
+    def __init__(self, instance: tracefs.Instance) -> None:
+        self.instance = instance
+        #: refusals retried (EBUSY: bandwidth held until a 0-lag time; EPERM: a root domain
+        #: being rebuilt), and the ns spent waiting on them.
+        self.retries = 0
+        self.retry_ns = 0
+
+    def _retry(self, v: VcpuState, attr: sched.SchedAttr) -> None:
+        until = _mono() + RETRY_NS
+        while True:
+            try:
+                sched.set_attr(v.tid, attr, what=f"vcpu {v.name} (thread {v.tid})")
+                return
+            except LinuxError as error:
+                transient = isinstance(error, KernelRefused) or "EPERM" in str(error)
+                if not transient or _mono() > until:
+                    raise
+                self.retries += 1
+                began = _mono()
+                time.sleep(0.0005)
+                self.retry_ns += _mono() - began
+
+    def deadline(self, v: VcpuState, runtime: int, deadline: int, period: int) -> None:
+        self._retry(v, sched.SchedAttr(sched.SCHED_DEADLINE, 0, 0, 0, runtime, deadline, period))
+
+    def fifo(self, v: VcpuState, priority: int) -> None:
+        self._retry(v, sched.SchedAttr(sched.SCHED_FIFO, 0, 0, priority))
+
+    def other(self, v: VcpuState) -> None:
+        self._retry(v, sched.SchedAttr(sched.SCHED_OTHER))
+
+    def consumed(self, v: VcpuState) -> int:
+        with open(f"/proc/{v.tid}/schedstat") as f:
+            return int(f.read().split()[0])
+
+    def runnable(self, v: VcpuState) -> bool:
+        with open(f"/proc/{v.tid}/stat") as f:
+            text = f.read()
+        return text[text.rfind(")") + 2] == "R"
+
+    def mark(self, text: str) -> None:
+        self.instance.mark(text)
+
+
+@attrs.frozen
+class RunResult:
+    """What a run did: where its capture is and what the controller saw."""
+
+    out_dir: Path
+    host_file: Path
+    trace_file: Path
+    cpus: tuple[int, ...]
+    tids: Mapping[str, int]
+    origin_ns: int
+    seconds: float
+    variant: str
+    switches: int
+    returns: int
+    tick_ns: int | None
+    join_lateness_ns: tuple[int, ...] = ()
+    retries: int = 0
+    retry_ns: int = 0
+    workloads: Mapping[str, Any] | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {"out_dir": str(self.out_dir), "host_file": str(self.host_file),
+                "trace_file": str(self.trace_file), "cpus": list(self.cpus),
+                "tids": dict(self.tids), "origin_ns": self.origin_ns, "seconds": self.seconds,
+                "variant": self.variant, "switches_to_hi": self.switches,
+                "returns_to_lo": self.returns, "tick_ns": self.tick_ns,
+                "join_lateness_ns": list(self.join_lateness_ns), "retries": self.retries,
+                "retry_ns": self.retry_ns,
+                "workloads": None if self.workloads is None else dict(self.workloads)}
+
+
+def parse_attach(items: Sequence[str], host: Host) -> dict[str, int]:
+    """``VM/i=TID`` pairs, checked against *host* and ``/proc``: vCPU name -> TID."""
+    names = {v.name for vm in host.vms for v in vm.all_vcpus()}
+    found: dict[str, int] = {}
+    for item in items:
+        name, sep, tid_text = item.partition("=")
+        if not sep or name not in names:
+            raise LinuxError("--attach", item,
+                             f"VM/i=TID with VM/i one of {', '.join(sorted(names))}")
+        if not tid_text.isdigit() or not Path(f"/proc/{tid_text}/stat").exists():
+            raise LinuxError("--attach", item, "the id of a live thread after '='")
+        if name in found:
+            raise LinuxError("--attach", item, f"one thread per vCPU ({name} given twice)")
+        found[name] = int(tid_text)
+    if found and set(found) != names:
+        missing = ", ".join(sorted(names - set(found)))
+        raise LinuxError("--attach", " ".join(items),
+                         f"a thread for every vCPU (missing {missing})")
+    return found
+
+
+def default_cpus(pcpus: int) -> list[int]:
+    """The last *pcpus* online CPUs, leaving CPU 0 (and any others) to the controller."""
+    online = sorted(cpuset._online())
+    usable = [c for c in online if c != 0]
+    if len(usable) < pcpus:
+        raise LinuxError("--cpus", "default", f"{pcpus} online CPUs besides CPU 0 "
+                         f"(this machine has {len(online)})")
+    return usable[-pcpus:]
+
+
+def _vcpu_states(host: Host, phases: Mapping[str, int], tids: Mapping[str, int]
+                 ) -> list[VcpuState]:
+    placement = first_fit(host)
+    rejected = [a for a in placement.vms if not a.admitted]
+    if rejected:
+        raise LinuxError("vm", rejected[0].vm.name, f"a VM the host's admission ({host.test}) "
+                         f"admits ({rejected[0].reason})", vm=rejected[0].vm.name)
+    states: list[VcpuState] = []
+    for answer in placement.vms:
+        vm = answer.vm
+        for i, vcpu in enumerate(vm.all_vcpus()):
+            c = answer.pcpus[i]
+            x = virtual_deadline_factor(placement.pcpus[c].verdict, host.options.x_rule)
+            states.append(VcpuState(vcpu.name, c, len(states), vm.is_hi, tids[vcpu.name],
+                                    vm.period, phases[vm.name], vm.c_opt, x))
+    return states
+
+
+def _start_watchdog(ledger: Ledger) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "akita.linux.watchdog", str(ledger.path),
+                             str(os.getpid())], stdin=subprocess.DEVNULL,
+                            start_new_session=True)
+
+
+def _take(ledger: Ledger, sets: cpuset.Cpusets, states: Sequence[VcpuState],
+          attached: bool) -> None:
+    """Each vCPU's thread into its pCPU's cpuset, as SCHED_OTHER; the before state saved."""
+    for v in states:
+        if attached:
+            before = sched.get_attr(v.tid)
+            with open(f"/proc/{v.tid}/cpuset") as f:
+                where = f.read().strip()
+            ledger.attached.append({"tid": v.tid, "attr": list(attrs.astuple(before)),
+                                    "cpuset": where})
+            ledger.save()
+        sets.enter(v.pcpu, v.tid)
+        sched.set_attr(v.tid, sched.SchedAttr(sched.SCHED_OTHER), what=f"vcpu {v.name}")
+
+
+def _controller_to_spare(cpus: Sequence[int]) -> None:
+    spare = sorted(cpuset._online() - set(cpus))
+    os.sched_setaffinity(0, spare)
+    try:
+        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(CONTROLLER_PRIORITY))
+    except OSError:
+        pass
+
+
+def run_host(host: Host, *, attach: Mapping[str, int], cpus: Sequence[int] | None,
+             seconds: float, seed: int, out_dir: Path, variant: str = "correct",
+             wait: float = 30.0, align: int | None = None) -> RunResult:
+    """Run *host*'s vCPUs under Akita on this machine for *seconds*; return the capture.
+
+    :param align: a CLOCK_MONOTONIC instant (ns) the period grids are aligned to:
+        the origin is the first ``align + k H`` (``H`` the hyperperiod, the
+        least common multiple of the periods) after the run is ready, so that
+        guests whose work is periodic on a known clock wake on R2's grid.
+    """
+    if variant not in VARIANTS:
+        raise LinuxError("--variant", variant, f"one of {', '.join(VARIANTS)}")
+    if not 0 < seconds <= 3600:
+        raise LinuxError("--seconds", seconds, "a duration in (0, 3600] seconds")
+    missing = requirements.problems()
+    if missing:
+        raise LinuxError("machine", missing[0], "a machine akita linux can run on")
+    if not attach:
+        _workloads_class()  # refused before anything is made, if it is missing
+    phases = resolve_phases(host, seed)
+    first_fit_ok = first_fit(host)
+    if not first_fit_ok.admitted:
+        _vcpu_states(host, phases, {})  # raises, naming the VM
+    chosen = list(cpus) if cpus is not None else default_cpus(host.pcpus)
+    if len(chosen) != host.pcpus or len(set(chosen)) != len(chosen):
+        raise LinuxError("--cpus", ",".join(map(str, chosen)),
+                         f"{host.pcpus} distinct Linux CPUs, one per pCPU")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    cpuset.remove_stale()
+    tracefs.remove_stale()
+    ledger = Ledger(out_dir / ".akita-linux-ledger.json")
+    ledger.save()
+    watchdog = _start_watchdog(ledger)
+    previous = signal.signal(signal.SIGTERM, _terminate)
+    workloads = None
+    instance: tracefs.Instance | None = None
+    try:
+        sets = cpuset.Cpusets([chosen[i] for i in range(host.pcpus)], wait=wait)
+        ledger.cpusets = [str(sets.path(i)) for i in range(host.pcpus)] + [
+            str(sets.root / f"{cpuset.PREFIX}{sets.owner}-rest")]
+        ledger.save()
+        sets.create()
+        ledger.balance_was = sets.balance_was
+        ledger.save()
+        instance = tracefs.Instance()
+        ledger.instance = str(instance.path)
+        ledger.save()
+        instance.create()
+        tids = dict(attach)
+        if not tids:
+            workloads = _workloads(host, chosen, seed, seconds, out_dir)
+            tasks = workloads.__enter__().start()
+            tids = {f"{t.vm}/{t.vcpu}": t.tid for t in tasks}
+            ledger.started = sorted({t.pid for t in tasks})
+            ledger.save()
+        states = _vcpu_states(host, phases, tids)
+        _take(ledger, sets, states, attached=bool(attach))
+        _controller_to_spare(chosen)
+        controller_kernel = LinuxKernel(instance)
+        instance.start()
+        time.sleep(0.05)
+        origin = _origin(host, align)
+        instance.mark("akita: origin")
+        controller = Controller(states, controller_kernel, origin=origin,
+                                initial_temperature=host.options.initial_temperature,
+                                variant=variant)
+        controller.run(origin + int(seconds * 1e9))
+        instance.stop()
+        text = instance.read()
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        if instance is not None:
+            instance.close()
+        results = None
+        if workloads is not None:
+            workloads.__exit__(None, None, None)
+            results = workloads.results()
+        problems = undo(ledger)
+        ledger.path.unlink(missing_ok=True)
+        watchdog.wait(timeout=5)
+        for problem in problems:
+            print(f"akita linux: {problem}", file=sys.stderr)
+    tick = requirements.tick_ns()
+    host_file, trace_file = capture.write(out_dir, host, phases, text, chosen, tids,
+                                          tick_ns=tick, variant=variant)
+    return RunResult(out_dir, host_file, trace_file, tuple(chosen), tids, origin, seconds,
+                     variant, len(controller.switches), controller.returns, tick,
+                     tuple(controller.join_lateness), controller_kernel.retries,
+                     controller_kernel.retry_ns, results)
+
+
+def _origin(host: Host, align: int | None) -> int:
+    """Now, or the first instant ``align + k H`` from now on, waited for (see :func:`run_host`)."""
+    now = _mono()
+    if align is None:
+        return now
+    hyper = math.lcm(*(vm.period for vm in host.vms))
+    origin = align + max(0, -((align - now) // hyper)) * hyper
+    while origin - _mono() > 1_000_000:
+        time.sleep((origin - _mono() - 1_000_000) / 1e9)
+    while _mono() < origin:  # the last millisecond spun: the origin mark lands on it
+        pass
+    return origin
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
+def _workloads_class() -> Any:
+    """:class:`akita.linux.workloads.Workloads`, or a one-line refusal if it is missing."""
+    try:
+        from akita.linux.workloads import Workloads  # type: ignore[import-not-found]
+    except ImportError:
+        raise LinuxError("--attach", "nothing", "VM/i=TID for every vCPU (akita.linux.workloads, "
+                         "which starts stand-in guests, is not installed)") from None
+    return Workloads
+
+
+def _workloads(host: Host, cpus: Sequence[int], seed: int, seconds: float, out_dir: Path) -> Any:
+    """The stand-in guests of :mod:`akita.linux.workloads` (imported only when needed)."""
+    Workloads = _workloads_class()
+    placement = first_fit(host)
+    where = {(a.vm.name, i): cpus[c] for a in placement.vms for i, c in enumerate(a.pcpus)}
+    spare = sorted(cpuset._online() - set(cpus))
+    return Workloads(host, placement=where, client_cpu=spare[0], seed=seed, seconds=seconds,
+                     out_dir=out_dir)

@@ -1,0 +1,126 @@
+"""A tracefs instance of the run's own, recording what the oracle reads.
+
+An *instance* (``/sys/kernel/tracing/instances/NAME``, Documentation/trace/ftrace.rst,
+"Instances") is a ring buffer with its own events, clock and ``trace_marker``:
+recording into one leaves the top-level buffer, and any other user's
+instance, alone.  It records ``sched_switch``, ``sched_wakeup``,
+``sched_wakeup_new`` and ``sched_migrate_task`` on every CPU, on the
+``mono`` clock (the controller's ``CLOCK_MONOTONIC``), and the controller's
+own lines written to its ``trace_marker`` (its mode and temperature
+decisions, R5, R8, R9, and the origin of its period grids).
+
+The instance is named ``akita-linux-<pid>`` after the controller's process;
+:func:`remove_stale` removes the instances of controllers that are gone.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from .errors import LinuxError
+
+__all__ = ["TRACEFS", "EVENTS", "Instance", "tracefs_available", "remove_stale"]
+
+TRACEFS = Path("/sys/kernel/tracing")
+EVENTS = ("sched_switch", "sched_wakeup", "sched_wakeup_new", "sched_migrate_task")
+PREFIX = "akita-linux-"
+
+
+def tracefs_available(root: Path = TRACEFS) -> str | None:
+    """``None`` if tracefs with instances and the scheduler events is mounted at *root*."""
+    if not (root / "instances").is_dir():
+        return f"no tracefs with instances at {root}"
+    if not (root / "events" / "sched" / "sched_switch").is_dir():
+        return f"no sched events under {root}/events"
+    return None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_stale(root: Path = TRACEFS) -> list[str]:
+    """Remove the instances of controllers whose process is gone."""
+    removed = []
+    for directory in sorted((root / "instances").glob(PREFIX + "*")):
+        owner = directory.name[len(PREFIX):]
+        if owner.isdigit() and not _alive(int(owner)):
+            _rmdir(directory)
+            removed.append(directory.name)
+    return removed
+
+
+def _rmdir(directory: Path) -> None:
+    for _ in range(50):
+        try:
+            directory.rmdir()
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            time.sleep(0.02)
+
+
+class Instance:
+    """The run's tracing instance: create, start, mark, read, remove."""
+
+    def __init__(self, *, owner: int | None = None, buffer_kb: int = 8192,
+                 root: Path = TRACEFS) -> None:
+        self.path = root / "instances" / f"{PREFIX}{os.getpid() if owner is None else owner}"
+        self.buffer_kb = buffer_kb
+        self._marker: int | None = None
+
+    def create(self) -> None:
+        try:
+            self.path.mkdir()
+        except OSError as error:
+            raise LinuxError("tracefs", str(self.path), f"a new tracing instance "
+                             f"({error.strerror})") from None
+        self._write("tracing_on", "0")
+        self._write("trace_clock", "mono")
+        self._write("buffer_size_kb", str(self.buffer_kb))
+        for event in EVENTS:
+            self._write(f"events/sched/{event}/enable", "1")
+        self._marker = os.open(self.path / "trace_marker", os.O_WRONLY)
+
+    def _write(self, name: str, value: str) -> None:
+        with open(self.path / name, "w") as f:
+            f.write(value)
+
+    def start(self) -> None:
+        self._write("tracing_on", "1")
+
+    def stop(self) -> None:
+        self._write("tracing_on", "0")
+
+    def mark(self, text: str) -> None:
+        """Write one ``tracing_mark_write`` line (a controller decision) into the buffer."""
+        if self._marker is not None:
+            os.write(self._marker, text.encode())
+
+    def read(self) -> str:
+        """The buffer as the kernel prints it (the ``trace`` file)."""
+        return (self.path / "trace").read_text()
+
+    def close(self) -> None:
+        """Close the marker (an open file keeps the instance from being removed)."""
+        if self._marker is not None:
+            os.close(self._marker)
+            self._marker = None
+
+    def remove(self) -> None:
+        self.close()
+        if self.path.exists():
+            try:
+                self._write("tracing_on", "0")
+            except OSError:
+                pass
+            _rmdir(self.path)

@@ -1,0 +1,131 @@
+"""The ``akita-linux`` rule set: Akita's rules as Linux's scheduling classes carry them out.
+
+``akita linux`` (:mod:`akita.linux`) runs Akita over ``SCHED_DEADLINE``,
+``SCHED_FIFO`` and ``SCHED_OTHER``.  Where the kernel cannot do what a rule
+says, this rule set says what it does instead, and the oracle holds the
+implementation to that -- each difference by name, measured in
+:doc:`/linux`, none hidden in the tolerance:
+
+L1 (R7, LO mode: throttling, not work conservation)
+   A deadline task whose runtime is spent is *throttled* by the kernel's
+   CBS until its next period: an inactive vCPU does not run in the
+   background.  Only a vCPU outside the deadline class (below) runs when no
+   active vCPU can, and the machine's other ``SCHED_OTHER`` tasks share the
+   CPU with it (EEVDF): there the pCPU may look idle.
+L2 (R6, R7, HI mode: fixed priorities, then EEVDF)
+   In HI mode the HI vCPUs are ``SCHED_FIFO`` (priorities by period,
+   shortest highest, then host order) and the LO vCPUs ``SCHED_OTHER``: the
+   pCPU runs the runnable HI vCPU of highest priority, whatever its budget
+   (the kernel refuses to raise it to ``C_pes`` in the deadline class at
+   the switch); then any runnable LO vCPU, or the machine's other tasks.
+L3 (R2, rejoining)
+   A vCPU enters the deadline class at its own period start in LO mode (so
+   that the kernel's period grid is R2's): before its first one, and after
+   a return to LO mode until its next one, it is *outside*, run as in L1's
+   background (``SCHED_OTHER`` before its first period; after HI mode a HI
+   vCPU is still ``SCHED_FIFO``, and runs before any other).
+L4 (R3, tick-late enforcement)
+   The kernel enforces a runtime at its scheduler tick (``HRTICK_DL`` off,
+   the default): a running vCPU whose budget ran out may go on running for
+   up to one tick (the capture states the tick, e.g. 4 ms at ``HZ=250``).
+
+L5 (R3, the kernel's own account)
+   The kernel charges a budget by its own clock (``rq_clock_task``, which
+   leaves out interrupt time), not by the trace's timestamps (printed to the
+   microsecond): a vCPU may be throttled with a few microseconds of budget
+   left in the oracle's account.  A vCPU with at most the tolerance left
+   may run, and need not.
+
+Everything else is Akita's: R2 (budgets, deadlines, virtual deadlines on
+the period grid), R4 (LO mode: earliest key first, among active vCPUs in
+the deadline class), R5, R8, R9 (checked from the controller's marks), R11,
+R12.  A pCPU's "may idle" is written ``None`` among the allowed choices.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Sequence
+
+from .shadow import Choice, ShadowCPU, ShadowVCPU, _tier
+
+if TYPE_CHECKING:
+    pass
+
+__all__ = ["LinuxRules", "POLICY", "DEFAULT_TICK_NS"]
+
+#: The rule set's name (``akita conform --policy akita-linux``).
+POLICY = "akita-linux"
+#: The tick assumed when a capture does not state its kernel's (HZ = 100, the coarsest).
+DEFAULT_TICK_NS = 10_000_000
+
+__rules__ = {
+    "R3": ("LinuxRules.ran_out",),
+    "R4": ("LinuxRules.allowed",),
+    "R6": ("LinuxRules.allowed",),
+    "R7": ("LinuxRules.allowed", "LinuxRules.to_hi"),
+    "R2": ("LinuxRules.period_start",),
+}
+
+
+def _fifo(v: ShadowVCPU) -> tuple[int, int]:
+    """L2: a HI vCPU's SCHED_FIFO rank (shortest period first, then host order)."""
+    return (v.period, v.order)
+
+
+class LinuxRules:
+    """The state the ``akita-linux`` rule set adds to the oracle's shadow (L1-L4)."""
+
+    def __init__(self, vcpus: Sequence[ShadowVCPU], tick_ns: int | None, slack: int) -> None:
+        self.tick = DEFAULT_TICK_NS if tick_ns is None else tick_ns
+        #: L5: a budget this small (the tolerance) may be left when the kernel throttles.
+        self.slack = slack
+        #: vCPUs outside the deadline class (L3): all of them before their first period.
+        self.outside: set[str] = {v.name for v in vcpus}
+        #: HI vCPUs outside the deadline class as SCHED_FIFO (since a switch to HI mode).
+        self.fifo: set[str] = set()
+        #: when each vCPU's budget last ran out (L4).
+        self.exhausted: dict[str, int] = {}
+
+    def period_start(self, v: ShadowVCPU, hi_mode: bool) -> None:
+        """L3: a vCPU whose period starts in LO mode is (back) in the deadline class."""
+        if not hi_mode:
+            self.outside.discard(v.name)
+            self.fifo.discard(v.name)
+        self.exhausted.pop(v.name, None)
+
+    def to_hi(self, cpu: ShadowCPU) -> None:
+        """L2, L3: at a switch to HI mode every vCPU of *cpu* leaves the deadline class."""
+        self.outside.update(v.name for v in cpu.vcpus)
+        self.fifo.update(v.name for v in cpu.vcpus if v.hi)
+
+    def ran_out(self, v: ShadowVCPU, t: int) -> None:
+        """L4: *v*'s budget ran out at *t*."""
+        self.exhausted[v.name] = t
+
+    def allowed(self, cpu: ShadowCPU, hi_mode: bool, rules: Choice, t: int
+                ) -> tuple[list[ShadowVCPU | None], str]:
+        """What *cpu* may run at *t* (``None``: idle, or a task no vCPU is), and the rule."""
+        runnable = [v for v in cpu.vcpus if v.runnable and v not in cpu.deferred]
+        if hi_mode:
+            hi = [v for v in runnable if v.hi]
+            if hi:
+                return [min(hi, key=_fifo)], "R6"
+            return [None, *(v for v in runnable if not v.hi)], "R7"
+        inside = [v for v in runnable if v.name not in self.outside]
+        active = [v for v in inside if v.budget > self.slack]
+        late = [*self._late(cpu, t), *(v for v in inside if 0 < v.budget <= self.slack)]
+        if active:
+            return [*_tier(active, lambda v: v.key, rules.tie), *late], "R4"
+        outside = [v for v in runnable if v.name in self.outside]
+        outside_hi = [v for v in outside if v.name in self.fifo]
+        if outside_hi:
+            return [min(outside_hi, key=_fifo), *late], "R7"
+        return [None, *outside, *late], "R7"
+
+    def _late(self, cpu: ShadowCPU, t: int) -> list[ShadowVCPU | None]:
+        """L4: the running vCPU, if its budget ran out less than a tick ago."""
+        v = cpu.running
+        if v is None or not v.runnable or v.budget > self.slack:
+            return []
+        out = self.exhausted.get(v.name)
+        return [v] if out is not None and t - out <= self.tick else []
