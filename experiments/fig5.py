@@ -17,8 +17,9 @@ their windows a third of a window apart.  Each VM is created at a phase
 drawn from the seed (``phases = "seeded"``, :mod:`akita.model.phases`):
 its periods and its workload start then, as on a host whose VMs were
 started one by one.  Akita runs with its defaults: first-in-first-out
-ties, HI mode serving every HI vCPU before any LO one (``hi_mode_order =
-"hi-first"``), x by the paper's Eq. (4).
+ties, budgets enforced in HI mode (``hi_mode_order = "capped"``: memcached's
+vCPU past its ``C_pes`` runs only when no LO vCPU is runnable), x by the
+paper's Eq. (4).
 """
 
 from __future__ import annotations
@@ -62,6 +63,11 @@ def intact(alone: int, crowded: int) -> bool:
 
 
 def _not_intact_why(host: Host) -> str:
+    if host.options.hi_mode_order == "capped":
+        return ("with hi_mode_order = \"capped\" (the default, R3: budgets enforced), "
+                "memcached's vCPU, once it has used its C_pes in a period, runs only when no "
+                "LO vCPU is runnable: its requests past the budget wait for its next period "
+                "(akita simulate reports its overruns, docs/guarantees.rst)")
     if host.options.hi_mode_order == "budget-first":
         return ("with hi_mode_order = \"budget-first\" (R7), in HI mode the LO vCPUs with "
                 "budget run before memcached's vCPU once it has used its budget")

@@ -149,7 +149,8 @@ class Oracle:
         queue_tie = fifo_tie if options.queue_order == "fifo" else host_tie
         self.choice = Choice(options.lo_in_hi_mode, self.virtual_in_hi,
                              options.hi_mode_order == "hi-first",
-                             queue_tie if self.strict else None)
+                             queue_tie if self.strict else None,
+                             capped=options.hi_mode_order == "capped")
         self.queue_tie = queue_tie
         self.cpus = [ShadowCPU(c) for c in range(host.pcpus)]
         self.vcpus: dict[str, ShadowVCPU] = {}

@@ -14,6 +14,7 @@ from akita.reference.run import simulate as run_simulation
 
 from .outputs import writable_file
 from .progress import stderr_bar
+from .reading import hi_mode_order_option, with_hi_mode_order
 
 if TYPE_CHECKING:  # rich is imported when a table or a bar is drawn, not for --json
     from rich.console import Console
@@ -42,8 +43,10 @@ LEGEND = (
               help="Write the trace as JSON Lines to this file.")
 @click.option("--timeline", "timeline_path", type=click.Path(dir_okay=False),
               help="Write a Chrome trace-event timeline (opens in Perfetto) to this file.")
+@hi_mode_order_option
 @click.option("--json", "as_json", is_flag=True, help="Print the metrics as JSON on stdout.")
-def simulate(host_file, policy, duration_text, seed, trace_path, timeline_path, as_json) -> int:
+def simulate(host_file, policy, duration_text, seed, trace_path, timeline_path, hi_mode_order,
+             as_json) -> int:
     """Simulate HOST.toml (default: the paper's Figure 5 host) and report per-VM metrics.
 
     Same file and seed give the same trace and JSON, byte for byte.
@@ -68,6 +71,7 @@ def simulate(host_file, policy, duration_text, seed, trace_path, timeline_path, 
             host = load_host(path)
     else:
         host = load_host(host_file)
+    host = with_hi_mode_order(host, hi_mode_order)
     writable_file("--trace", trace_path)
     writable_file("--timeline", timeline_path)
     with stderr_bar("simulating", total=duration) as update:

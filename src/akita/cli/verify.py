@@ -33,6 +33,7 @@ from akita.reference.run import simulate
 from .admit import placement_json, print_placement
 from .check import checks_json, counted, horizon_options, print_checks, progress_bar, \
     timeout_option
+from .reading import hi_mode_order_option, with_hi_mode_order
 from .simulate import print_metrics
 
 __all__ = ["verify"]
@@ -45,9 +46,11 @@ __all__ = ["verify"]
 @click.option("--seed", default=1, show_default=True, type=int)
 @horizon_options
 @timeout_option
+@hi_mode_order_option
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 def verify(host_file: str | None, duration_text: str, seed: int, hyperperiods: int,
-           max_ticks: int, max_memory: int, timeout: float, as_json: bool) -> int:
+           max_ticks: int, max_memory: int, timeout: float, hi_mode_order: str | None,
+           as_json: bool) -> int:
     """Admit HOST.toml (default: the paper's Figure 5 host), prove the HI guarantee on each
     pCPU, and simulate it briefly under Akita.
 
@@ -65,6 +68,7 @@ def verify(host_file: str | None, duration_text: str, seed: int, hyperperiods: i
             host = load_host(path)
     else:
         host = load_host(host_file)
+    host = with_hi_mode_order(host, hi_mode_order)
     placement = first_fit(host)
     with progress_bar() as report:
         checks = check_host(host, "akita", hyperperiods=hyperperiods, timeout=timeout,
