@@ -192,6 +192,12 @@ class ModalServerPolicy(ServerPolicy):
             if state.runnable:
                 self.enqueue(state)
 
+    def on_overrun(self, state: ServerState) -> None:
+        """A HI vCPU past ``C_pes`` in HI mode holds the pCPU there (:mod:`...budgets`)."""
+        super().on_overrun(state)
+        if state.is_hi and self.cpus[state.cpu].hi:
+            self.sim.metrics.overran(state.cpu, state.name)
+
     def returns_to_lo(self, cpu: ModeCPU) -> bool:
         """Whether a pCPU in HI mode that decides goes back to LO mode first: at an
         idle instant of HI work (no HI vCPU runnable with budget), by default."""
