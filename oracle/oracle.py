@@ -60,6 +60,7 @@ from akita.model import Host, Placement, first_fit
 from akita.model.edf_vd import virtual_deadline_factor
 from akita.reference.trace import TraceError
 
+from .budgets import BudgetAudit, isolation
 from .findings import Finding, dispatch_finding, mode_finding, ns, temperature_finding
 from .phases import resolve_oracle_phases
 from .shadow import Choice, ShadowCPU, ShadowVCPU, allowed, fifo_tie, host_tie
@@ -153,6 +154,8 @@ class Oracle:
                              capped=options.hi_mode_order == "capped")
         self.queue_tie = queue_tie
         self.cpus = [ShadowCPU(c) for c in range(host.pcpus)]
+        #: each vCPU's budget account (:mod:`.budgets`)
+        self.budgets = BudgetAudit()
         self.vcpus: dict[str, ShadowVCPU] = {}
         self.rejected: dict[str, str] = {}
         self._timers: list[list] = [[] for _ in range(host.pcpus)]
@@ -275,6 +278,7 @@ class Oracle:
             for cpu in self.cpus:
                 self._advance(cpu, self.end)
                 self._expire(cpu, self.end)
+            self.budgets.close(self.cpus, self.end)
             self._closed = True
         found, self._new = self._new, []
         return found
@@ -399,6 +403,7 @@ class Oracle:
         had = running.budget
         if running.run(ran, since) and still_runnable:
             self._ask(cpu, running, t)
+        self.budgets.charged(cpu, running, had, ran, still_runnable)
         if had > 0 and running.budget == 0:
             cpu.ran_out = running
         if cpu.ran_out is running and "exhaust" in self.reports:
@@ -581,8 +586,9 @@ class Oracle:
         if ok:
             self._resolve(cpu.index, "dispatch", t)
         elif "dispatch" not in self._open[cpu.index]:
-            self._opened(cpu.index, "dispatch", dispatch_finding(
-                cpu, t, options, rule, dispatched, self._ok[cpu.index], self._tie_only(cpu)))
+            self._opened(cpu.index, "dispatch", isolation(dispatch_finding(
+                cpu, t, options, rule, dispatched, self._ok[cpu.index], self._tie_only(cpu)),
+                cpu, options, self.choice.capped))
         self._ok[cpu.index] = ok
         if cpu.descheduled is not None:
             cpu.descheduled.ins = t
