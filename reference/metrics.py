@@ -48,6 +48,7 @@ from typing import Any
 
 from akita.model.ioq import CalBound
 
+from .budgets import BudgetAccount
 from .histogram import LogHistogram
 
 __all__ = ["VMMetrics", "CPUMetrics", "Metrics", "summary", "NO_IOQ"]

@@ -71,6 +71,7 @@ __rules__ = {
            "ModalServerPolicy.pick"),
     "R6": ("ModalServerPolicy.pick",),
     "R7": ("ModalServerPolicy.pick", "ModalServerPolicy.background"),
+    "R3": ("ModalServerPolicy.pick", "ModalServerPolicy.on_overrun"),
     "R10": ("ModalServerPolicy.slice_end",),
     "R13": ("ModeCPU",),
 }

@@ -54,7 +54,8 @@ __all__ = ["Server", "ServerPolicy", "ServerState", "ServerQueue", "exact", "key
 #: docs/traceability.rst; tests/docs/test_traceability.py checks every name).
 __rules__ = {
     "R2": ("ServerPolicy.on_timer",),
-    "R3": ("ServerPolicy.charge",),
+    "R3": ("ServerPolicy.charge", "ServerPolicy.account_past_budget",
+           "ServerPolicy.on_overrun"),
     "R4": ("ServerPolicy.tie_of", "ServerPolicy.on_deschedule"),
     "R10": ("ServerPolicy.on_wake", "ServerPolicy.on_block", "ServerPolicy.charge"),
 }
