@@ -66,8 +66,8 @@ def _not_intact_why(host: Host) -> str:
     if host.options.hi_mode_order == "capped":
         return ("with hi_mode_order = \"capped\" (the default, R3: budgets enforced), "
                 "memcached's vCPU, once it has used its C_pes in a period, runs only when no "
-                "LO vCPU is runnable, and beside three CPU-bound neighbours that is never: "
-                "its requests past the budget wait for its next period. Its Poisson load "
+                "LO vCPU is runnable: its requests past the budget wait until the lookbusy "
+                "VMs are idle or its next period starts. Its Poisson load "
                 "averages its C_pes (25%), so many periods ask for more, and the context "
                 "switches charged to its budget add to that: the declaration is broken, "
                 "which akita simulate's Budgets table counts (periods overrun); with "
