@@ -71,7 +71,7 @@ __rules__ = {
            "ModalServerPolicy.pick"),
     "R6": ("ModalServerPolicy.pick",),
     "R7": ("ModalServerPolicy.pick", "ModalServerPolicy.background"),
-    "R3": ("ModalServerPolicy.pick", "ModalServerPolicy.on_overrun"),
+    "R3": ("ModalServerPolicy.background", "ModalServerPolicy.on_overrun"),
     "R10": ("ModalServerPolicy.slice_end",),
     "R13": ("ModeCPU",),
 }
@@ -235,10 +235,6 @@ class ModalServerPolicy(ServerPolicy):
             state = cpu.lo_active.peek()
             if state is not None:
                 return state, self.slice_end(state, t)
-            if self.hi_mode_order == "capped":  # R3: a HI vCPU past C_pes after every LO one
-                state = cpu.inactive_lo.peek()
-                if state is not None:
-                    return state, None
         return self.background(cpu), None
 
     def slice_end(self, state: ServerState, t: int) -> int:
@@ -253,9 +249,12 @@ class ModalServerPolicy(ServerPolicy):
 
     def background(self, cpu: ModeCPU) -> ServerState | None:
         """R7: the inactive runnable vCPU to run uncharged, first in background-key
-        order (ties in queue order); LO ones in HI mode only if :attr:`lo_in_hi_mode`."""
+        order (ties in queue order); LO ones in HI mode only if :attr:`lo_in_hi_mode`, and
+        there, with ``hi_mode_order = "capped"`` (R3), before every HI one."""
         hi = cpu.inactive_hi.peek_entry()
         lo = cpu.inactive_lo.peek_entry() if (self.lo_in_hi_mode or not cpu.hi) else None
+        if lo is not None and cpu.hi and self.hi_mode_order == "capped":
+            return lo[3]  # R3: a HI vCPU past C_pes only when no LO vCPU can run
         if hi is None or (lo is not None and lo[:2] < hi[:2]):
             return lo[3] if lo is not None else None
         return hi[3]
