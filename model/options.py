@@ -26,8 +26,10 @@ HI_MODE_DEADLINES = ("actual", "virtual")
 PHASES = ("synchronous", "seeded")
 #: How equal keys are ordered in a run queue (R4, R6, R7).
 QUEUE_ORDERS = ("fifo", "host")
-#: What HI mode runs after the HI vCPUs with budget (R7).
-HI_MODE_ORDERS = ("hi-first", "budget-first")
+#: What HI mode runs after the HI vCPUs with budget (R3, R7): ``"capped"`` (the
+#: default, budgets enforced), ``"hi-first"`` (a HI vCPU past its budget before LO
+#: vCPUs with budget) and ``"budget-first"`` (every vCPU past its budget by deadline).
+HI_MODE_ORDERS = ("hi-first", "budget-first", "capped")
 #: How ``x`` of a pCPU's virtual deadlines is computed (R2); besides these named
 #: rules, ``x_rule`` may fix ``x`` as a fraction ``"p/q"`` (:func:`fixed_x`).
 X_RULES = ("eq4", "baruah")
@@ -84,10 +86,16 @@ class SchedulerOptions:
         function); or ``"host"``, HI before LO, then host order, a
         preempted vCPU keeping its place.
     :param hi_mode_order: what HI mode runs when no HI vCPU with budget is
-        runnable (R7): ``"hi-first"``, the HI vCPUs without budget before
-        any LO vCPU ("in the high critical mode, Akita ignores
-        low-criticality vCPUs"); or ``"budget-first"``, the LO vCPUs with
-        budget before any background work.
+        runnable (R3, R7): ``"capped"`` (the default), the LO vCPUs with
+        budget in queue order, then the LO vCPUs without budget, and a HI
+        vCPU past its budget only when no LO vCPU is runnable -- budgets are
+        enforced, so a HI VM's share is at most ``C_pes / T`` while a LO VM
+        wants the pCPU ("enforces fairness by allocating VMs CPU shares
+        corresponding to VMs' budgets", Section 2.2); ``"hi-first"``, the HI
+        vCPUs without budget before any LO vCPU ("in the high critical mode,
+        Akita ignores low-criticality vCPUs"); or ``"budget-first"``, the LO
+        vCPUs with budget by deadline, then every vCPU without budget by
+        deadline.
     :param x_rule: ``x`` of the virtual deadlines (R2): ``"eq4"``, the
         paper's Eq. (4) ``x = U2 / (1 - U1)`` always; or ``"baruah"``,
         ``x = 1`` when ``U1 + U3 <= 1`` (Baruah et al., ECRTS 2012); or a
@@ -113,7 +121,7 @@ class SchedulerOptions:
     context_switch_cost: int = attrs.field(default=0, metadata={DURATION: True})
     phases: str = "synchronous"
     queue_order: str = "fifo"
-    hi_mode_order: str = "hi-first"
+    hi_mode_order: str = "capped"
     x_rule: str = "eq4"
     cfs_tunable_scaling: str = "log"
     online_cpus: int = 0

@@ -33,7 +33,10 @@ RULES: tuple[Rule, ...] = (
          "3.1"),
     Rule("R2", "Periodic servers: budget, deadline and virtual deadline at each period start",
          "3.2, 3.4"),
-    Rule("R3", "Budgets drop as a vCPU runs; at 0 it is inactive until its next period", "3.2"),
+    Rule("R3", "Budgets drop as a vCPU runs; at 0 it is inactive until its next period, and "
+               "runs only when no vCPU with budget can (by default a HI one past C_pes only when "
+               "no LO one can)",
+         "2.2, 3.2"),
     Rule("R4", "LO mode: earliest (virtual) deadline first among active runnable vCPUs", "3.4"),
     Rule("R5", "LO -> HI when a running HI vCPU consumes C_opt and is still runnable", "3.3"),
     Rule("R6", "HI mode: HI vCPUs by earliest actual deadline", "3.3, 3.4"),

@@ -75,6 +75,7 @@ from akita.reference.trace import TraceError
 
 from .linux_rules import POLICY as LINUX_POLICY
 from .linux_rules import LinuxRules
+from .budgets import BudgetAudit, isolation
 from .findings import Finding, dispatch_finding, mode_finding, ns, temperature_finding
 from .phases import resolve_oracle_phases
 from .shadow import Choice, ShadowCPU, ShadowVCPU, allowed, fifo_tie, host_tie
@@ -174,9 +175,12 @@ class Oracle:
         queue_tie = fifo_tie if options.queue_order == "fifo" else host_tie
         self.choice = Choice(options.lo_in_hi_mode, self.virtual_in_hi,
                              options.hi_mode_order == "hi-first",
-                             queue_tie if self.strict else None)
+                             queue_tie if self.strict else None,
+                             capped=options.hi_mode_order == "capped")
         self.queue_tie = queue_tie
         self.cpus = [ShadowCPU(c) for c in range(host.pcpus)]
+        #: each vCPU's budget account (:mod:`.budgets`)
+        self.budgets = BudgetAudit()
         self.vcpus: dict[str, ShadowVCPU] = {}
         self.rejected: dict[str, str] = {}
         self._timers: list[list] = [[] for _ in range(host.pcpus)]
@@ -313,6 +317,7 @@ class Oracle:
                 self._advance(cpu, self.end)
                 self._expire(cpu, self.end)
                 self._confirm(cpu.index, None)
+            self.budgets.close(self.cpus, self.end)
             self._closed = True
         found, self._new = self._new, []
         return found
@@ -494,6 +499,7 @@ class Oracle:
         had = running.budget
         if running.run(ran, since) and still_runnable:
             self._ask(cpu, running, t)
+        self.budgets.charged(cpu, running, had, ran, still_runnable)
         if had > 0 and running.budget == 0:
             cpu.ran_out = running
             if self.linux is not None:
@@ -686,12 +692,13 @@ class Oracle:
         if ok:
             self._resolve(cpu.index, "dispatch", t)
         elif opened is None:
-            self._opened(cpu.index, "dispatch", dispatch_finding(
+            self._opened(cpu.index, "dispatch", isolation(dispatch_finding(
                 cpu, t, [v for v in options if v is not None], rule, dispatched,
-                self._ok[cpu.index], self._tie_only(cpu)))
+                self._ok[cpu.index], self._tie_only(cpu)), cpu, options, self.choice.capped))
         elif not opened.reported:  # still wrong: perhaps wrong otherwise (a new part)
-            now = dispatch_finding(cpu, t, [v for v in options if v is not None], rule,
-                                   dispatched, self._ok[cpu.index], self._tie_only(cpu))
+            now = isolation(dispatch_finding(
+                cpu, t, [v for v in options if v is not None], rule, dispatched,
+                self._ok[cpu.index], self._tie_only(cpu)), cpu, options, self.choice.capped)
             if opened.turn(now):
                 now.evidence = self._evidence(t)
         self._ok[cpu.index] = ok

@@ -77,6 +77,8 @@ class ConformanceReport:
     capture_lost_records: int = 0
     #: records the capture's buffer overwrote before its first (its own counters).
     capture_overwritten: int = 0
+    #: each vCPU's budget account as the oracle kept it (:mod:`.budgets`).
+    budgets: dict[str, Any] = attrs.Factory(dict)
 
     @property
     def total(self) -> int:
@@ -130,7 +132,31 @@ class ConformanceReport:
                 "capture_overwritten": self.capture_overwritten,
             },
             "unchecked": self.unchecked(),
+            "budgets": self.budgets,
         }
+
+    def overruns(self) -> list[str]:
+        """One sentence per vCPU whose demand exceeded its budget in some period, and per
+        pCPU held in HI mode by a HI vCPU past ``C_pes``, for people."""
+        lines = []
+        span = self.end - (self.start or 0)
+        vcpus = self.budgets.get("vcpus", {})
+        for name, a in vcpus.items():
+            if a["overrun_periods"]:
+                share = f"{a['past_budget_ns'] / span:.2%}" if span > 0 else "-"
+                lines.append(f"{name} used its whole budget and still held work in "
+                             f"{a['overrun_periods']} periods; it ran {share} of the span past "
+                             f"its budget, {format_duration(a['ahead_of_budget_ns'])} of it ahead "
+                             "of another vCPU's budget")
+            if a["kept_from_budget_ns"]:
+                lines.append(f"{name} held work and budget while a vCPU past its budget ran, "
+                             f"for {format_duration(a['kept_from_budget_ns'])}")
+        for cpu, names in self.budgets.get("held_in_hi_by", {}).items():
+            shares = ", ".join(f"{n} {a['ran_ns'] / span:.2%}" for n, a in vcpus.items()
+                               if n not in names and str(a["cpu"]) == cpu) if span > 0 else ""
+            lines.append(f"pCPU {cpu} was held in HI mode by {', '.join(names)} past C_pes"
+                         + (f"; the other vCPUs' shares of the span there: {shares}" if shares else ""))
+        return lines
 
     def checked(self) -> str:
         """What was checked, for people: decisions judged, vCPUs seen, the span."""
@@ -306,5 +332,6 @@ def conform(host: Host, events: Iterable[dict[str, Any]], *, end: int | None = N
         first_of_each_rule=oracle.first_of_each_rule,
         tolerated={rule: (n, oracle.tolerated_max[rule]) for rule, n in oracle.tolerated.items()},
         ioq_vms=tuple(vm.name for vm in host.vms if vm.ioq is not None),
-        lost=oracle.lost, lost_at=tuple(oracle.lost_at), withheld=dict(oracle.withheld))
+        lost=oracle.lost, lost_at=tuple(oracle.lost_at), withheld=dict(oracle.withheld),
+        budgets=oracle.budgets.as_json())
 

@@ -184,6 +184,9 @@ class Choice:
     virtual_in_hi: bool
     hi_first: bool
     tie: Tie | None
+    #: Whether HI mode runs a HI vCPU past its budget only when no LO vCPU is runnable
+    #: (``hi_mode_order = "capped"``, R3, R7).
+    capped: bool = False
 
 
 def _tier(candidates: Iterable[ShadowVCPU], key_of: Callable[[ShadowVCPU], int | Fraction],
@@ -224,7 +227,9 @@ def _tiers(runnable: list[ShadowVCPU], hi_mode: bool, rules: Choice) -> list[Tie
     mode, ``hi_mode_order = "hi-first"``: active HI by HI-mode key (R6), then
     (R7) inactive HI by deadline, active LO by queue order alone (the paper:
     in HI mode Akita "ignores" LO vCPUs, so their deadlines order nothing),
-    inactive LO by deadline; with ``"budget-first"``: active HI (R6), active
+    inactive LO by deadline; with ``"capped"``: active HI (R6), active LO by
+    queue order alone, inactive LO by deadline, then inactive HI by deadline
+    (R3, R7); with ``"budget-first"``: active HI (R6), active
     LO by deadline, then inactive HI and LO merged, by deadline (R7).  LO
     vCPUs only if ``lo_in_hi_mode``.
     """
@@ -240,6 +245,9 @@ def _tiers(runnable: list[ShadowVCPU], hi_mode: bool, rules: Choice) -> list[Tie
     if rules.hi_first:
         return [first, (inactive_hi, _deadline, "R7"), (active_lo, _ignored, "R7"),
                 (inactive_lo, _deadline, "R7")]
+    if rules.capped:
+        return [first, (active_lo, _ignored, "R7"), (inactive_lo, _deadline, "R7"),
+                (inactive_hi, _deadline, "R7")]
     return [first, (active_lo, _deadline, "R7"), (inactive_hi + inactive_lo, _deadline, "R7")]
 
 

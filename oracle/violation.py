@@ -17,7 +17,8 @@ __all__ = ["Violation", "RULE_TITLES"]
 #: What each rule the oracle checks is about, in a few words.
 RULE_TITLES = {
     "R2": "period start: budget, deadline and virtual deadline",
-    "R3": "budget: an active vCPU runs at most its budget",
+    "R3": ("budget: an active vCPU runs at most its budget; under hi_mode_order = "
+           "\"capped\", a HI vCPU past it never runs while a LO vCPU holds work"),
     "R4": "LO mode: earliest (virtual) deadline first",
     "R5": "LO -> HI when a running HI vCPU consumes C_opt, and only then",
     "R6": "HI mode: HI vCPUs first, earliest deadline first",

@@ -48,6 +48,7 @@ from typing import Any
 
 from akita.model.ioq import CalBound
 
+from .budgets import BudgetAccount
 from .histogram import LogHistogram
 
 __all__ = ["VMMetrics", "CPUMetrics", "Metrics", "summary", "NO_IOQ"]
@@ -67,7 +68,7 @@ NO_IOQ = 1 << 62
 
 class VMMetrics:
     __slots__ = ("ran_ns", "requests", "rtt", "cal", "hi_misses", "ioq", "over_ioq",
-                 "cal_bound", "hops")
+                 "cal_bound", "hops", "budget")
 
     def __init__(self) -> None:
         self.ran_ns = 0
@@ -82,6 +83,8 @@ class VMMetrics:
         self.cal_bound: CalBound | None = None
         #: the hops of its requests, when they travel an I/O path (:mod:`.iopath`)
         self.hops: Any = None
+        #: its budget account, under a periodic-server policy (:mod:`.budgets`)
+        self.budget: BudgetAccount | None = None
 
     def ioq_json(self) -> dict[str, Any]:
         """The IOQ beside what was measured (:mod:`akita.model.ioq`)."""
@@ -91,7 +94,7 @@ class VMMetrics:
 
 class CPUMetrics:
     __slots__ = ("mode_switches", "hi_time_ns", "hi_since", "idle_ns", "context_switches",
-                 "migrations")
+                 "migrations", "overrun_hi_ns", "overrun_now", "held_by")
 
     def __init__(self) -> None:
         self.mode_switches = 0
@@ -100,6 +103,11 @@ class CPUMetrics:
         self.idle_ns = 0
         self.context_switches = 0
         self.migrations = 0
+        #: HI-mode time of the episodes in which a HI vCPU overran C_pes (:mod:`.budgets`)
+        self.overrun_hi_ns = 0
+        #: the HI vCPUs that overran C_pes in the current episode, and in any
+        self.overrun_now: set[str] = set()
+        self.held_by: set[str] = set()
 
 
 class Metrics:
@@ -118,14 +126,28 @@ class Metrics:
             stats.mode_switches += 1
             stats.hi_since = t
         elif not hi and stats.hi_since is not None:
-            stats.hi_time_ns += t - stats.hi_since
+            self._end_episode(stats, t)
             stats.hi_since = None
+
+    @staticmethod
+    def _end_episode(stats: CPUMetrics, t: int) -> None:
+        assert stats.hi_since is not None
+        stats.hi_time_ns += t - stats.hi_since
+        if stats.overrun_now:
+            stats.overrun_hi_ns += t - stats.hi_since
+            stats.held_by |= stats.overrun_now
+            stats.overrun_now = set()
+
+    def overran(self, cpu: int, vcpu: str) -> None:
+        """HI vCPU *vcpu* used its whole ``C_pes`` on pCPU *cpu* in HI mode and still holds
+        work: the episode is held by an overrun."""
+        self.cpus[cpu].overrun_now.add(vcpu)
 
     def close(self, t: int) -> None:
         """End of the run at *t*: close the open HI intervals."""
         for stats in self.cpus:
             if stats.hi_since is not None:
-                stats.hi_time_ns += t - stats.hi_since
+                self._end_episode(stats, t)
                 stats.hi_since = t
 
     def as_json(self, duration: int) -> dict:
@@ -143,6 +165,8 @@ class Metrics:
                 vms[name]["ioq"] = m.ioq_json()
             if m.hops is not None:
                 vms[name]["io_path"] = m.hops.as_json(m.rtt)
+            if m.budget is not None:
+                vms[name]["budget"] = m.budget.as_json()
         cpus = [
             {
                 "index": i,
@@ -152,6 +176,8 @@ class Metrics:
                 "context_switches": c.context_switches,
                 "switch_ns": c.context_switches * self.switch_cost,
                 "migrations": c.migrations,
+                "hi_time_overrun_ns": c.overrun_hi_ns,
+                "held_in_hi_by": sorted(c.held_by),
             }
             for i, c in enumerate(self.cpus)
         ]

@@ -76,10 +76,14 @@ class Result:
                        if vm.name not in self.rejected}
         #: what the guests measured (:mod:`.guest_hook`); ``None`` without guests
         self.guests = None if sim.guest is None else sim.guest.as_json()
+        #: the reading of HI mode the run took (R3, R7); only ``akita`` has a choice
+        self.hi_mode_order = sim.host.options.hi_mode_order if self.policy == "akita" else None
 
     def as_json(self) -> dict:
         doc = {"policy": self.policy, "duration_ns": self.duration, "seed": self.seed,
                "rejected": self.rejected, "phases_ns": self.phases}
+        if self.hi_mode_order is not None:
+            doc["hi_mode_order"] = self.hi_mode_order
         doc.update(self.metrics.as_json(self.duration))
         if self.guests is not None:
             doc["guests"] = self.guests

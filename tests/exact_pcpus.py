@@ -35,7 +35,7 @@ def tick_pcpus(draw, *, max_vcpus: int = 4, periods=(2, 3, 4, 6, 8, 12), variant
         tuple(vcpus), x, draw(st.sampled_from(policies)), draw(st.integers(1, 3)),
         draw(st.sampled_from(["actual", "virtual"])), draw(st.booleans()),
         queue_order=draw(st.sampled_from(["fifo", "host"])),
-        hi_mode_order=draw(st.sampled_from(["hi-first", "budget-first"])),
+        hi_mode_order=draw(st.sampled_from(["capped", "hi-first", "budget-first"])),
         variant=draw(st.sampled_from([None, *VARIANTS])) if variants else None,
     )
 
@@ -65,7 +65,7 @@ def tight_pcpus(draw) -> TickPCPU:
         tuple(vcpus), x, "akita", draw(st.integers(1, 3)),
         draw(st.sampled_from(["actual", "virtual"])), draw(st.booleans()),
         queue_order=draw(st.sampled_from(["fifo", "host"])),
-        hi_mode_order=draw(st.sampled_from(["hi-first", "budget-first"])),
+        hi_mode_order=draw(st.sampled_from(["capped", "hi-first", "budget-first"])),
     )
 
 

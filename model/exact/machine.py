@@ -58,6 +58,7 @@ class Machine:
     fifo: bool
     lo_ok: bool
     hi_first: bool
+    capped: bool
     virtual_in_hi: bool
     lo_first: bool
     eager_switch: bool
@@ -75,7 +76,8 @@ def machine(pcpu: TickPCPU) -> Machine:
         tuple(pcpu.akita and v.hi and pcpu.variant != "no-mode-switch" for v in vs),
         tuple((0 if v.hi else 1, i) for i, v in enumerate(vs)),
         pcpu.x.numerator, pcpu.x.denominator, pcpu.akita, pcpu.fifo, pcpu.lo_in_hi_mode,
-        pcpu.hi_mode_order == "hi-first", pcpu.hi_mode_deadline == "virtual",
+        pcpu.hi_mode_order == "hi-first", pcpu.hi_mode_order == "capped",
+        pcpu.hi_mode_deadline == "virtual",
         pcpu.variant == "lo-first-in-hi-mode", pcpu.variant == "eager-mode-switch",
         pcpu.variant != "no-cooling", pcpu.variant == "premature-hi-to-lo",
         pcpu.initial_temperature,
@@ -96,13 +98,14 @@ def _tier(m: Machine, i: int, hi_mode: bool, active: bool, pos: int) -> tuple[in
     if hi:
         if active:
             return 0, (m.p * m.period[i] - m.q * pos) if m.virtual_in_hi else deadline
-        return (1 if m.hi_first else 2), deadline
+        return (1 if m.hi_first else 3 if m.capped else 2), deadline
     if not m.lo_ok:
         return None
+    queue_order = m.hi_first or m.capped  # LO deadlines ignored in HI mode: key 0
     if active:
         if m.lo_first:
-            return -1, (0 if m.hi_first else deadline)
-        return (2, 0) if m.hi_first else (1, deadline)
+            return -1, (0 if queue_order else deadline)
+        return (2, 0) if m.hi_first else (1, 0) if m.capped else (1, deadline)
     return (3 if m.hi_first else 2), deadline
 
 

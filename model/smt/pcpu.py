@@ -131,7 +131,8 @@ class TickPCPU:
         instant first, then host order; a vCPU is inserted when its period
         starts, when its budget runs out, and when it is descheduled while
         runnable) or ``"host"`` (HI before LO, then host order).
-    :param hi_mode_order: HI mode's tiers: ``"hi-first"`` (active HI, inactive
+    :param hi_mode_order: HI mode's tiers: ``"capped"`` (active HI, active
+        LO, inactive LO, inactive HI), ``"hi-first"`` (active HI, inactive
         HI, active LO, inactive LO) or ``"budget-first"`` (active HI, active
         LO, then every inactive vCPU by deadline).
     :param x_rule: how ``x`` was computed (:func:`tick_pcpu`); a replay host keeps it.
@@ -173,7 +174,7 @@ class TickPCPU:
     tick: int = 1
     test: str = "edf-vd"
     queue_order: str = attrs.field(default="fifo", validator=attrs.validators.in_(QUEUE_ORDERS))
-    hi_mode_order: str = attrs.field(default="hi-first",
+    hi_mode_order: str = attrs.field(default="capped",
                                      validator=attrs.validators.in_(HI_MODE_ORDERS))
     x_rule: str = "eq4"
     variant: str | None = attrs.field(
@@ -334,10 +335,13 @@ def _tiers(pcpu: TickPCPU, eligible: list[Cond], background: list[Cond], keys: K
            mode_hi: bool) -> list[Tier]:
     """The tiers in the order they are served (R4; in HI mode R6, R7 by ``hi_mode_order``).
 
-    HI mode, ``hi-first``: active HI by HI-mode key, inactive HI by deadline,
-    active LO (if ``lo_in_hi_mode``) in queue order alone (HI mode ignores LO
-    deadlines: key 0), inactive LO by deadline.  ``budget-first``: active HI,
-    active LO by deadline, then every inactive vCPU by deadline.
+    HI mode, ``capped``: active HI by HI-mode key, active LO (if
+    ``lo_in_hi_mode``) in queue order alone (HI mode ignores LO deadlines: key
+    0), inactive LO by deadline, inactive HI by deadline (R3: a HI vCPU past
+    its budget only when no LO vCPU is runnable).  ``hi-first``: active HI,
+    inactive HI by deadline, active LO in queue order alone, inactive LO by
+    deadline.  ``budget-first``: active HI, active LO by deadline, then every
+    inactive vCPU by deadline.
     """
     vs = pcpu.vcpus
     deadline, virtual = keys
@@ -358,6 +362,9 @@ def _tiers(pcpu: TickPCPU, eligible: list[Cond], background: list[Cond], keys: K
     if pcpu.hi_mode_order == "hi-first":  # LO vCPUs' deadlines are ignored: queue order only
         zero = [no_key() for _ in vs]
         tiers = [(his, hi_key), (his_bg, deadline), (los, zero), (los_bg, deadline)]
+    elif pcpu.hi_mode_order == "capped":
+        zero = [no_key() for _ in vs]
+        tiers = [(his, hi_key), (los, zero), (los_bg, deadline), (his_bg, deadline)]
     else:
         tiers = [(his, hi_key), (los, deadline),
                  ([or_(a, b) for a, b in zip(his_bg, los_bg)], deadline)]

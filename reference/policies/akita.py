@@ -23,12 +23,15 @@ vCPU's ``C_pes``, in either mode.
   woke) triggers the switch when it is picked.
 * **R6** HI mode: the active runnable HI vCPU with the earliest *actual*
   deadline runs (``hi_mode_deadline = "virtual"`` keeps the virtual ones).
-* **R7** Work conservation: with no eligible active vCPU, LO mode runs an
-  inactive runnable vCPU by deadline; HI mode runs the inactive runnable HI
-  vCPUs, then (if ``lo_in_hi_mode``) the active runnable LO vCPUs, then the
-  inactive runnable LO ones, each by deadline (``hi_mode_order =
-  "budget-first"``: the active LO vCPUs before any inactive vCPU).
-  Background time is not charged to budgets.
+* **R3, R7** Budgets and work conservation: with no eligible active vCPU,
+  LO mode runs an inactive runnable vCPU by deadline; HI mode (if
+  ``lo_in_hi_mode``) runs the active runnable LO vCPUs in queue order, then
+  the inactive runnable LO ones by deadline, then the inactive runnable HI
+  ones by deadline (``hi_mode_order = "capped"``, the default: a HI vCPU
+  past ``C_pes`` only when no LO vCPU can run; ``"hi-first"``: the inactive
+  HI vCPUs first; ``"budget-first"``: the active LO vCPUs by deadline, then
+  every inactive vCPU by deadline).  Background time is not charged to
+  budgets.
 * **R8** At a HI vCPU's period start, a positive temperature drops by one
   if the vCPU did not ask for its pessimistic budget in the period just
   ended.

@@ -19,12 +19,16 @@ pCPU is in LO mode at first (R13) and its run queues order the vCPUs two ways:
 * **Background** (R7, work conservation): with no eligible active vCPU, LO
   mode runs an inactive runnable vCPU in
   :meth:`~ModalServerPolicy.background_key` order, uncharged.  HI mode, with
-  ``hi_mode_order = "hi-first"`` (the default), runs the inactive runnable HI
-  vCPUs, then -- only if :attr:`~ModalServerPolicy.lo_in_hi_mode` -- the
-  active runnable LO vCPUs (charged), then the inactive runnable LO ones:
-  "in the high critical mode, Akita ignores low-criticality vCPUs" while a
-  HI vCPU is runnable.  With ``"budget-first"`` it runs the active runnable
-  LO vCPUs first, then all inactive runnable vCPUs in background-key order.
+  ``hi_mode_order = "capped"`` (the default: budgets enforced, R3), runs --
+  only if :attr:`~ModalServerPolicy.lo_in_hi_mode` -- the active runnable LO
+  vCPUs in queue order (charged), then the inactive runnable LO ones, and
+  the inactive runnable HI vCPUs only when no LO vCPU is runnable: a HI
+  vCPU past ``C_pes`` is held to its budget while a LO vCPU wants the pCPU.
+  With ``"hi-first"`` it runs the inactive runnable HI vCPUs first, then the
+  active LO vCPUs, then the inactive LO ones: "in the high critical mode,
+  Akita ignores low-criticality vCPUs" while a HI vCPU is runnable.  With
+  ``"budget-first"`` it runs the active runnable LO vCPUs by deadline, then
+  all inactive runnable vCPUs in background-key order.
 
 What the switch does and how a pCPU leaves HI mode are the policy's.  The
 defaults are the classic rule of AMC (Baruah, Burns and Davis, RTSS 2011) and
@@ -67,6 +71,7 @@ __rules__ = {
            "ModalServerPolicy.pick"),
     "R6": ("ModalServerPolicy.pick",),
     "R7": ("ModalServerPolicy.pick", "ModalServerPolicy.background"),
+    "R3": ("ModalServerPolicy.background", "ModalServerPolicy.on_overrun"),
     "R10": ("ModalServerPolicy.slice_end",),
     "R13": ("ModeCPU",),
 }
@@ -94,12 +99,18 @@ class ModalServerPolicy(ServerPolicy):
 
     cpus: list[ModeCPU]
 
-    #: Whether HI mode runs the HI vCPUs without budget before any LO vCPU (R7).
-    hi_first: bool = True
+    #: What HI mode runs when no HI vCPU with budget is runnable (R3, R7): the host's
+    #: ``hi_mode_order``, ``"capped"``, ``"hi-first"`` or ``"budget-first"``.
+    hi_mode_order: str = "capped"
 
     def setup_cpus(self, sim: Simulator) -> None:
         self.cpus = [ModeCPU(partial(self.new_queue, c)) for c in range(sim.host.pcpus)]
-        self.hi_first = sim.host.options.hi_mode_order == "hi-first"
+        self.hi_mode_order = sim.host.options.hi_mode_order
+
+    @property
+    def hi_first(self) -> bool:
+        """Whether HI mode runs the HI vCPUs without budget before any LO vCPU (R7)."""
+        return self.hi_mode_order == "hi-first"
 
     # -- server parameters and queues ---------------------------------------------------
 
@@ -118,9 +129,10 @@ class ModalServerPolicy(ServerPolicy):
         return state.sched.deadline
 
     def lo_key_in_hi_mode(self, state: ServerState) -> Key:
-        """The key of a LO vCPU with budget in HI mode (R7): none with ``"hi-first"`` -- HI
-        mode ignores LO vCPUs' deadlines, so they run in queue order -- else its deadline."""
-        return 0 if self.hi_first else self.background_key(state)
+        """The key of a LO vCPU with budget in HI mode (R7): none with ``"capped"`` and
+        ``"hi-first"`` -- HI mode ignores LO vCPUs' deadlines, so they run in queue order --
+        its deadline with ``"budget-first"``."""
+        return self.background_key(state) if self.hi_mode_order == "budget-first" else 0
 
     def enqueue(self, state: ServerState) -> None:
         server = state.sched
@@ -181,6 +193,12 @@ class ModalServerPolicy(ServerPolicy):
             if state.runnable:
                 self.enqueue(state)
 
+    def on_overrun(self, state: ServerState) -> None:
+        """A HI vCPU past ``C_pes`` in HI mode holds the pCPU there (:mod:`...budgets`)."""
+        super().on_overrun(state)
+        if state.is_hi and self.cpus[state.cpu].hi:
+            self.sim.metrics.overran(state.cpu, state.name)
+
     def returns_to_lo(self, cpu: ModeCPU) -> bool:
         """Whether a pCPU in HI mode that decides goes back to LO mode first: at an
         idle instant of HI work (no HI vCPU runnable with budget), by default."""
@@ -231,9 +249,12 @@ class ModalServerPolicy(ServerPolicy):
 
     def background(self, cpu: ModeCPU) -> ServerState | None:
         """R7: the inactive runnable vCPU to run uncharged, first in background-key
-        order (ties in queue order); LO ones in HI mode only if :attr:`lo_in_hi_mode`."""
+        order (ties in queue order); LO ones in HI mode only if :attr:`lo_in_hi_mode`, and
+        there, with ``hi_mode_order = "capped"`` (R3), before every HI one."""
         hi = cpu.inactive_hi.peek_entry()
         lo = cpu.inactive_lo.peek_entry() if (self.lo_in_hi_mode or not cpu.hi) else None
+        if lo is not None and cpu.hi and self.hi_mode_order == "capped":
+            return lo[3]  # R3: a HI vCPU past C_pes only when no LO vCPU can run
         if hi is None or (lo is not None and lo[:2] < hi[:2]):
             return lo[3] if lo is not None else None
         return hi[3]

@@ -40,6 +40,7 @@ from abc import abstractmethod
 from fractions import Fraction
 from typing import TYPE_CHECKING, TypeAlias
 
+from ..budgets import BudgetAccount
 from ..policy import Policy
 from ..runqueue import Key, RunQueue, Tie
 from ..vcpu_state import VCPUState
@@ -53,7 +54,8 @@ __all__ = ["Server", "ServerPolicy", "ServerState", "ServerQueue", "exact", "key
 #: docs/traceability.rst; tests/docs/test_traceability.py checks every name).
 __rules__ = {
     "R2": ("ServerPolicy.on_timer",),
-    "R3": ("ServerPolicy.charge",),
+    "R3": ("ServerPolicy.charge", "ServerPolicy.account_past_budget",
+           "ServerPolicy.on_overrun"),
     "R4": ("ServerPolicy.tie_of", "ServerPolicy.on_deschedule"),
     "R10": ("ServerPolicy.on_wake", "ServerPolicy.on_block", "ServerPolicy.charge"),
 }
@@ -76,6 +78,7 @@ class Server:
 
     __slots__ = (
         "budget", "deadline", "key", "consumed", "stamp", "asked", "temperature", "inserted",
+        "past",
     )
 
     def __init__(self, phase: int = 0) -> None:
@@ -88,6 +91,8 @@ class Server:
         self.stamp = 0
         self.asked = False
         self.temperature = 0
+        #: the CPU it got past its budget in its current period (:mod:`..budgets`)
+        self.past = 0
 
 
 #: A vCPU of a periodic-server policy.
@@ -116,6 +121,8 @@ class ServerPolicy(Policy):
         self.fifo = options.queue_order == "fifo"
         for state in sim.vcpus:
             state.sched = Server(phase_of(state))
+            if state.stats.budget is None:
+                state.stats.budget = BudgetAccount()
         self.setup_cpus(sim)
         for state in sim.vcpus:
             sim.set_timer(phase_of(state), state.cpu, state)
@@ -164,8 +171,12 @@ class ServerPolicy(Policy):
         server.deadline = t + period
         server.key = self.key_of(state, t)
         server.consumed = 0
+        server.past = 0
         server.stamp += 1
         server.inserted = t
+        account = state.stats.budget
+        assert account is not None
+        account.periods += 1
         if sim.tracing:
             sim.emit(t, state.cpu, "release", vcpu=state.name, deadline=server.deadline,
                      key=key_text(server.key), budget=server.budget)
@@ -201,6 +212,7 @@ class ServerPolicy(Policy):
     def charge(self, state: ServerState, ran: int, t: int) -> None:
         server = state.sched
         if server.budget <= 0:
+            self.account_past_budget(state, ran)
             return  # background work (R7): free
         before = server.consumed
         spent = ran if ran < server.budget else server.budget
@@ -213,8 +225,36 @@ class ServerPolicy(Policy):
                 self.sim.emit(t, state.cpu, "exhaust", vcpu=state.name)
             if state.runnable:
                 self.enqueue(state)
+                self.on_overrun(state)
             self.resched(state.cpu)
         self.on_charged(state, before, t)
+
+    def on_overrun(self, state: ServerState) -> None:
+        """*state* used its whole budget and still holds work: its demand in this period
+        exceeds its declaration (:mod:`..budgets`)."""
+        account = state.stats.budget
+        assert account is not None
+        account.overrun_periods += 1
+
+    def account_past_budget(self, state: ServerState, ran: int) -> None:
+        """*state* ran *ran* ns past its budget (R7): the budget account, and whether it ran
+        ahead of a vCPU that held work and budget, or (HI) of a LO vCPU with work."""
+        server = state.sched
+        server.past += ran
+        ahead = False
+        for other in self.sim.on_cpu[state.cpu]:
+            if other is state or not other.runnable:
+                continue
+            if other.sched.budget > 0:
+                ahead = True
+                kept = other.stats.budget
+                assert kept is not None
+                kept.kept_from_budget_ns += ran
+            elif state.is_hi and not other.is_hi:
+                ahead = True
+        account = state.stats.budget
+        assert account is not None
+        account.past_budget(ran, server.past, ahead)
 
     def describe(self, state: ServerState) -> tuple[int, str, int]:
         server = state.sched

@@ -22,7 +22,8 @@ def test_default_host_is_fig5_and_json_has_the_documented_shape(capsys):
     assert status == 0 and err == ""
     doc = json.loads(out)
     assert set(doc) == {"policy", "duration_ns", "seed", "rejected", "phases_ns", "vms", "pcpus",
-                        "switching"}
+                        "switching", "hi_mode_order", "promises", "overruns"}
+    assert doc["hi_mode_order"] == "capped" and doc["promises"]["verdict"] == "kept"
     assert set(doc["phases_ns"]) == set(doc["vms"])  # fig5 draws them from the seed
     assert all(0 <= phase < 100_000_000 for phase in doc["phases_ns"].values())
     assert (doc["policy"], doc["duration_ns"], doc["seed"], doc["rejected"]) == (
@@ -34,7 +35,11 @@ def test_default_host_is_fig5_and_json_has_the_documented_shape(capsys):
     assert memcached["requests"] > 0 and memcached["hi_misses"] == 0
     assert all(isinstance(v, int) for v in memcached["rtt_ns"].values())
     assert set(doc["pcpus"][0]) == {"index", "mode_switches", "hi_time_ns", "idle_ns",
-                                    "context_switches", "switch_ns", "migrations"}
+                                    "context_switches", "switch_ns", "migrations",
+                                    "hi_time_overrun_ns", "held_in_hi_by"}
+    assert set(memcached["budget"]) == {"periods", "overrun_periods", "past_budget_ns",
+                                        "max_past_budget_ns", "ahead_of_budget_ns",
+                                        "kept_from_budget_ns"}
 
 
 def test_switching_is_the_switches_and_their_time_at_the_hosts_cost(capsys, tmp_path):

@@ -26,7 +26,7 @@ S = 1_000_000_000
 EXPECTED = {
     "fig1": ["qualitative only", "qualitative only"],
     "fig4": ["qualitative only", "qualitative only"],
-    "fig5": ["reproduced", "reproduced", "reproduced", "reproduced"],
+    "fig5": ["reproduced", "not reproduced", "reproduced", "reproduced"],  # decision 130
     "fig6": ["not reproduced", "qualitative only", "reproduced"],
     "fig7": ["reproduced", "reproduced", "reproduced", "reproduced"],
     "fig8": ["reproduced"] * 5,
@@ -196,12 +196,31 @@ def test_fig5_runs_memcached_at_the_papers_load_beside_staggered_lookbusy_vms():
     assert len({vm.workload.offset for vm in host.vms if not vm.is_hi}) == 3
 
 
-def test_fig5_akita_tail_stays_under_ten_percent_above_alone(results):
+@pytest.mark.rule("R3", "R7")
+def test_fig5_akita_tail_grows_with_budgets_enforced_and_the_note_says_why(results):
+    """Under the default ``hi_mode_order = "capped"`` memcached's requests past its C_pes
+    wait: the crowded p99.9 is more than 1.5x the one alone (decision 130)."""
     out, _ = results
-    rtt = json.loads((out / "fig5.json").read_text())["data"]["rtt_ns"]
+    doc = json.loads((out / "fig5.json").read_text())
+    rtt = doc["data"]["rtt_ns"]
     akita, credit = rtt["akita"], rtt["credit"]
-    assert 10 * akita["crowded"]["p999"] < 11 * akita["alone"]["p999"]  # decision 141
+    assert 2 * akita["crowded"]["p999"] > 3 * akita["alone"]["p999"]
     assert credit["crowded"]["p999"] > 2 * credit["alone"]["p999"]
+    assert 'hi_mode_order = "capped"' in doc["claims"][1]["why"]
+
+
+@pytest.mark.rule("R3", "R7")
+def test_fig5_akita_tail_stays_intact_under_hi_first():
+    """The earlier reading keeps the paper's intact tail by serving memcached past its
+    budget ahead of the LO VMs' budgets."""
+    from akita.experiments.fig5 import claims, intact, measure
+
+    host = example_host("fig5.toml")
+    earlier = attrs.evolve(host, options=attrs.evolve(host.options, hi_mode_order="hi-first"))
+    rtt = measure(earlier, 5 * S, policies=("akita",))["akita"]
+    assert intact(rtt["alone"]["p999"], rtt["crowded"]["p999"])
+    full = {p: rtt for p in ("akita", "credit", "cfs")}
+    assert claims(full, earlier)[1].holds
 
 
 def test_fig5_intact_claim_refutes_lo_budgets_first_in_hi_mode():

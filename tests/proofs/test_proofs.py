@@ -146,7 +146,8 @@ def test_verify_default_host_reports_all_three_parts(capsys):
     status = run(["verify", "--duration", "200ms", "--json"])
     doc = json.loads(capsys.readouterr().out)
     assert status == 0 and doc["status"] == 0
-    assert set(doc) == {"admission", "check", "simulation", "status"}
+    assert set(doc) == {"admission", "check", "simulation", "promises", "overruns", "status"}
+    assert doc["promises"] == {"verdict": "kept", "hi_mode_order": "capped", "broken": []}
     assert doc["admission"]["admitted"] is True
     assert [p["verdict"] for p in doc["check"]["pcpus"]] == ["proved"]
     assert doc["simulation"]["vms"]["memcached"]["hi_misses"] == 0

@@ -7,7 +7,8 @@ with every VM cpu-bound and in phase (tests/golden/fig7.toml), where the HI
 vCPU runs first on its virtual deadline 40ms (x = 2/5), switches at 10ms,
 keeps HI mode and, always runnable, keeps the pCPU after its budget: in HI
 mode a HI vCPU without budget comes before every LO vCPU
-(``hi_mode_order = "hi-first"``).  Any
+(``hi_mode_order = "hi-first"``, which both files select: the stories were checked by
+hand under it; ``test_rt_policies.py`` has the default ``"capped"``'s).  Any
 change to the simulator that changes these traces must be checked by hand
 again; regenerate with ``AKITA_REGEN_GOLDEN=1 pytest tests/reference/test_golden.py``.
 """

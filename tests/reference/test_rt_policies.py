@@ -87,21 +87,30 @@ def test_lo_work_is_dropped_in_hi_mode_and_the_pcpu_returns_to_lo(policy):
     assert {"t": 10 * MS, "cpu": 0, "event": "exhaust", "vcpu": "lo/0"} in events
 
 
+@pytest.mark.rule("R3", "R7")
 def test_akita_keeps_serving_lo_where_edf_vd_starves_it():
     """The paper's contrast: a HI vCPU that always asks for C_pes.  With ``hi_mode_order =
-    "budget-first"`` Akita serves the LO vCPU its C_opt in HI mode; with ``"hi-first"`` (the
-    default: "in the high critical mode, Akita ignores low-criticality vCPUs") a HI vCPU
-    that is always runnable takes the whole pCPU in HI mode, as under EDF-VD."""
+    "capped"`` (the default: budgets enforced) the HI vCPU gets its C_pes and the LO vCPU
+    the rest while it is runnable; with ``"budget-first"`` Akita serves the LO vCPU its
+    C_opt in HI mode; with ``"hi-first"`` ("in the high critical mode, Akita ignores
+    low-criticality vCPUs") a HI vCPU that is always runnable takes the whole pCPU in HI
+    mode, as under EDF-VD."""
     host = overrun_host()
-    budget_first = attrs.evolve(host, options=SchedulerOptions(hi_mode_order="budget-first"))
-    akita, _, _ = run(budget_first, "akita", duration=1000 * MS)
-    hi_first, _, _ = run(host, "akita", duration=1000 * MS)
+
+    def under(order):
+        return attrs.evolve(host, options=SchedulerOptions(hi_mode_order=order))
+
+    capped, _, _ = run(host, "akita", duration=1000 * MS)
+    akita, _, _ = run(under("budget-first"), "akita", duration=1000 * MS)
+    hi_first, _, _ = run(under("hi-first"), "akita", duration=1000 * MS)
     edf_vd, events, _ = run(host, "edf-vd", duration=1000 * MS)
+    assert capped["vms"]["hi"]["cpu_ns"] == 10 * 50 * MS  # C_pes a period, not a ns more
+    assert capped["vms"]["lo"]["cpu_ns"] == 10 * 50 * MS  # C_opt, then the background
     assert akita["vms"]["lo"]["cpu_share"] >= 0.4  # its C_opt/T, in HI mode too
     runs, his = segments(events, 1000 * MS)
     assert overlap(runs, his, "lo/") == 0  # EDF-VD: no LO CPU in HI mode at all
     assert hi_first["vms"]["lo"]["cpu_ns"] == 0  # the HI vCPU comes first in LO mode (x < 1)
-    for doc in (akita, hi_first, edf_vd):
+    for doc in (capped, akita, hi_first, edf_vd):
         assert doc["vms"]["hi"]["hi_misses"] == 0
     assert sum(1 for e in events if e["event"] == "mode" and e["mode"] == "LO") == 10
 

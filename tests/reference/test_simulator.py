@@ -49,6 +49,9 @@ def expected_akita_choice(policy, c):
         lo_active = [v for v in active if not v.is_hi]
         if lo_active:
             return _first(policy, lo_active, deadline)
+        lo_inactive = [v for v in inactive if not v.is_hi]
+        if policy.hi_mode_order == "capped" and lo_inactive:
+            return _first(policy, lo_inactive, deadline)
     allowed = [v for v in inactive if v.is_hi or policy.lo_in_hi_mode]
     return _first(policy, allowed, deadline)
 

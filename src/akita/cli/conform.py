@@ -194,5 +194,7 @@ def _print(report, console: Console | None = None) -> None:
                           "-" if v.line is None else str(v.line), ", ".join(v.allowed), v.did,
                           v.text)
         console.print(table)
+    for line in report.overruns():
+        console.print(f"Overrun: {escape(line)}.")
     for item in report.unchecked():
         console.print(f"Not checked (not in the trace): {item}")

@@ -8,17 +8,19 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from akita.model import ModelError, format_duration, load_host, parse_duration
+from akita.model import Host, ModelError, format_duration, load_host, parse_duration
 from akita.reference.policies import POLICIES
+from akita.reference.promises import BROKEN, overruns, promises
 from akita.reference.run import simulate as run_simulation
 
 from .outputs import writable_file
 from .progress import stderr_bar
+from .reading import hi_mode_order_option, with_hi_mode_order
 
 if TYPE_CHECKING:  # rich is imported when a table or a bar is drawn, not for --json
     from rich.console import Console
 
-__all__ = ["simulate", "print_metrics", "LEGEND"]
+__all__ = ["simulate", "print_metrics", "print_budgets", "LEGEND", "READINGS"]
 
 #: What the tables' less obvious columns mean, one line each; printed under the tables.
 LEGEND = (
@@ -28,6 +30,10 @@ LEGEND = (
      "any policy."),
     "HI time: share of the run the pCPU spent in HI mode (not a CPU share of HI VMs).",
     "-: nothing to measure (no request completed, or the vCPU never waited).",
+    ("Budgets: periods overrun = periods its vCPUs used the whole budget and still held work; "
+     "past budget = CPU got past it; ahead of budgets = of that, while another vCPU held work "
+     "and budget (or, for HI, a LO vCPU held work); kept from budget = time it held work and "
+     "budget while a vCPU past its budget ran."),
 )
 
 
@@ -43,8 +49,10 @@ LEGEND = (
               help="Write the trace as JSON Lines to this file.")
 @click.option("--timeline", "timeline_path", type=click.Path(dir_okay=False),
               help="Write a Chrome trace-event timeline (opens in Perfetto) to this file.")
+@hi_mode_order_option
 @click.option("--json", "as_json", is_flag=True, help="Print the metrics as JSON on stdout.")
-def simulate(host_file, policy, duration_text, seed, trace_path, timeline_path, as_json) -> int:
+def simulate(host_file, policy, duration_text, seed, trace_path, timeline_path, hi_mode_order,
+             as_json) -> int:
     """Simulate HOST.toml (default: the paper's Figure 5 host) and report per-VM metrics.
 
     Same file and seed give the same trace and JSON, byte for byte.
@@ -69,6 +77,7 @@ def simulate(host_file, policy, duration_text, seed, trace_path, timeline_path, 
             host = load_host(path)
     else:
         host = load_host(host_file)
+    host = with_hi_mode_order(host, hi_mode_order)
     writable_file("--trace", trace_path)
     writable_file("--timeline", timeline_path)
     with stderr_bar("simulating", total=duration) as update:
@@ -76,10 +85,63 @@ def simulate(host_file, policy, duration_text, seed, trace_path, timeline_path, 
         result = run_simulation(host, policy, duration=duration, seed=seed, trace_path=trace_path,
                                 timeline_path=timeline_path, progress=report)
     if as_json:
-        click.echo(json.dumps(result.as_json()))
+        doc = result.as_json()
+        if "hi_mode_order" in doc:
+            doc["promises"] = promises(doc, host).as_json()
+            doc["overruns"] = overruns(doc, host)
+        click.echo(json.dumps(doc))
     else:
-        print_metrics(result.as_json())
+        print_metrics(result.as_json(), host=host)
     return 0
+
+
+#: What each reading of HI mode does with a vCPU past its budget (R3, R7; decision 130).
+READINGS = {
+    "capped": "budgets enforced: a vCPU past its budget runs only when no vCPU with budget "
+              "can, a HI vCPU past C_pes only when no LO vCPU can",
+    "hi-first": "a HI vCPU past C_pes runs before the LO vCPUs with budget",
+    "budget-first": "the LO vCPUs with budget first, then every vCPU past its budget by "
+                    "deadline",
+}
+
+
+def _budgets_table(doc: dict, host: Host) -> Any:
+    """Each VM's declared budget beside what it used and what it was kept from."""
+    from rich.table import Table
+
+    vms = {vm.name: vm for vm in host.vms}
+    table = Table(title="Budgets", caption="past budget, ahead, kept: % of the run")
+    for column in ("VM", "budget / T", "CPU share", "periods overrun", "past budget",
+                   "ahead of budgets", "kept from budget"):
+        table.add_column(column, justify="left" if column == "VM" else "right")
+    duration = doc["duration_ns"]
+    for name, m in doc["vms"].items():
+        account = m.get("budget")
+        if account is None:
+            continue
+        vm = vms[name]
+        table.add_row(name, f"{vm.c_max / vm.period:.2%}", f"{m['cpu_share']:.2%}",
+                      f"{account['overrun_periods']} of {account['periods']}",
+                      f"{account['past_budget_ns'] / duration:.2%}",
+                      f"{account['ahead_of_budget_ns'] / duration:.2%}",
+                      f"{account['kept_from_budget_ns'] / duration:.2%}")
+    return table
+
+
+def print_budgets(doc: dict, host: Host, console: Console) -> None:
+    """The budget account, the reading of HI mode, the overruns and the promises' verdict."""
+    if "hi_mode_order" not in doc:
+        return
+    console.print(_budgets_table(doc, host))
+    order = doc["hi_mode_order"]
+    console.print(f"HI mode: hi_mode_order = \"{order}\" ({READINGS[order]}).")
+    for line in overruns(doc, host):
+        console.print(f"Overrun: {line}.")
+    verdict = promises(doc, host)
+    if verdict.verdict == BROKEN:
+        for line in verdict.broken:
+            console.print(f"Promise broken: {line}.")
+    console.print(f"Promises to the VMs: {verdict.verdict}.")
 
 
 def _ms(ns: int | None) -> str:
@@ -105,8 +167,8 @@ def _guests_table(guests: dict) -> Any:
     return table
 
 
-def print_metrics(doc: dict, console: Console | None = None) -> None:
-    """A simulation's metrics as tables for people."""
+def print_metrics(doc: dict, console: Console | None = None, host: Host | None = None) -> None:
+    """A simulation's metrics as tables for people; with *host*, its budgets too."""
     from rich.console import Console
     from rich.table import Table
 
@@ -140,6 +202,8 @@ def print_metrics(doc: dict, console: Console | None = None) -> None:
     console.print(f"Context switches: {switching['switches']} ({switching['per_s']:,.1f}/s), "
                   f"{switching['share']:.2%} of the CPU at "
                   f"{format_duration(switching['cost_ns'])} each (host context_switch_cost).")
+    if host is not None:
+        print_budgets(doc, host, console)
     for line in LEGEND:
         console.print(line, style="dim")
     if doc["rejected"]:

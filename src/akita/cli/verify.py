@@ -28,14 +28,21 @@ from akita.proofs.host_check import (
     status_of,
 )
 from akita.proofs.verdict import NOTHING, PROVED
+from akita.reference.promises import BROKEN, PromiseVerdict, overruns, promises
 from akita.reference.run import simulate
 
 from .admit import placement_json, print_placement
 from .check import checks_json, counted, horizon_options, print_checks, progress_bar, \
     timeout_option
+from .reading import hi_mode_order_option, with_hi_mode_order
 from .simulate import print_metrics
 
-__all__ = ["verify"]
+__all__ = ["verify", "EXIT_BROKEN"]
+
+#: Exit status of a run whose simulation broke a promise of admission to an admitted VM
+#: (a HI miss, or a VM kept from its budget by a vCPU past its own): the check may have
+#: proved everything in its scope, and still a VM did not get what it was promised.
+EXIT_BROKEN = 5
 
 
 @click.command(short_help="Admission, Z3 check and a short simulation.")
@@ -45,15 +52,20 @@ __all__ = ["verify"]
 @click.option("--seed", default=1, show_default=True, type=int)
 @horizon_options
 @timeout_option
+@hi_mode_order_option
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 def verify(host_file: str | None, duration_text: str, seed: int, hyperperiods: int,
-           max_ticks: int, max_memory: int, timeout: float, as_json: bool) -> int:
+           max_ticks: int, max_memory: int, timeout: float, hi_mode_order: str | None,
+           as_json: bool) -> int:
     """Admit HOST.toml (default: the paper's Figure 5 host), prove the HI guarantee on each
     pCPU, and simulate it briefly under Akita.
 
-    Exit status 0 if every VM is admitted and every pCPU with a HI vCPU proved; 1 if a VM
-    is rejected or a pCPU refuted; 3 if a pCPU is unknown (and none refuted, no VM
-    rejected); 4 if there is nothing to prove (no HI vCPU on any pCPU); 2 bad input.
+    Exit status 0 if every VM is admitted, every pCPU with a HI vCPU proved and the
+    simulation kept every promise; 1 if a VM is rejected or a pCPU refuted; 5 if the
+    simulation broke a promise to an admitted VM (a HI miss, or a VM that held work and
+    budget while a vCPU past its budget ran: under hi_mode_order = "hi-first" a LO VM
+    beside an overrunning HI VM gets 0%); 3 if a pCPU is unknown (and none of the above);
+    4 if there is nothing to prove (no HI vCPU on any pCPU); 2 bad input.
     """
     duration = parse_duration(duration_text, field="--duration")
     if duration <= 0:
@@ -65,35 +77,51 @@ def verify(host_file: str | None, duration_text: str, seed: int, hyperperiods: i
             host = load_host(path)
     else:
         host = load_host(host_file)
+    host = with_hi_mode_order(host, hi_mode_order)
     placement = first_fit(host)
     with progress_bar() as report:
         checks = check_host(host, "akita", hyperperiods=hyperperiods, timeout=timeout,
                             max_ticks=max_ticks, placement=placement, memory_mb=max_memory,
                             progress=report)
     result = simulate(host, "akita", duration=duration, seed=seed)
+    doc = result.as_json()
+    kept = promises(doc, host)
     status = status_of(checks, rejected_vms(placement))
+    check_status = status
+    if kept.verdict == BROKEN and status != 1:
+        status = EXIT_BROKEN
     if as_json:
-        check = checks_json(checks, placement, status)
+        check = checks_json(checks, placement, check_status)
         del check["status"]
         click.echo(json.dumps({
             "admission": placement_json(placement, host),
             "check": check,
-            "simulation": result.as_json(),
+            "simulation": doc,
+            "promises": kept.as_json(),
+            "overruns": overruns(doc, host),
             "status": status,
         }))
         return status
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 110)
     print_placement(placement, console, host=host)
     print_checks(checks, "akita", console)
-    print_metrics(result.as_json(), console)
+    print_metrics(doc, console, host=host)
     admitted = sum(v.admitted for v in placement.vms)
     console.print(
         f"Admission: {admitted} of {counted(len(placement.vms), 'VM')}. "
-        f"{_guarantee(checks, status)} "
-        f"Simulated {duration_text}: "
-        f"{counted(sum(m['hi_misses'] for m in result.as_json()['vms'].values()), 'HI miss', 'HI misses')}."
+        f"{_guarantee(checks, check_status)} "
+        f"Simulated {duration_text} under hi_mode_order = \"{doc['hi_mode_order']}\": "
+        f"{counted(sum(m['hi_misses'] for m in doc['vms'].values()), 'HI miss', 'HI misses')}, "
+        f"promises {_promises(kept)}."
     )
     return status
+
+
+def _promises(kept: PromiseVerdict) -> str:
+    """The promises' verdict in a few words for the summary line."""
+    if kept.verdict == BROKEN:
+        return f"BROKEN for {counted(len(kept.broken), 'VM')} (see above)"
+    return kept.verdict
 
 
 def _guarantee(checks: Sequence[PCPUCheck], status: int) -> str:
