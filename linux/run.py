@@ -233,8 +233,6 @@ def run_host(host: Host, *, attach: Mapping[str, int], cpus: Sequence[int] | Non
     missing = requirements.problems()
     if missing:
         raise LinuxError("machine", missing[0], "a machine akita linux can run on")
-    if not attach:
-        _workloads_class()  # refused before anything is made, if it is missing
     phases = resolve_phases(host, seed)
     first_fit_ok = first_fit(host)
     if not first_fit_ok.admitted:
@@ -326,12 +324,8 @@ def _terminate(signum: int, frame: object) -> None:
 
 
 def _workloads_class() -> Any:
-    """:class:`akita.linux.workloads.Workloads`, or a one-line refusal if it is missing."""
-    try:
-        from akita.linux.workloads import Workloads  # type: ignore[import-not-found]
-    except ImportError:
-        raise LinuxError("--attach", "nothing", "VM/i=TID for every vCPU (akita.linux.workloads, "
-                         "which starts stand-in guests, is not installed)") from None
+    """:class:`akita.linux.workloads.Workloads` (imported when first needed: it compiles)."""
+    from akita.linux.workloads import Workloads
     return Workloads
 
 

@@ -692,19 +692,24 @@ class Oracle:
         if ok:
             self._resolve(cpu.index, "dispatch", t)
         elif opened is None:
-            self._opened(cpu.index, "dispatch", isolation(dispatch_finding(
-                cpu, t, [v for v in options if v is not None], rule, dispatched,
-                self._ok[cpu.index], self._tie_only(cpu)), cpu, options, self.choice.capped))
+            self._opened(cpu.index, "dispatch", self._dispatch_finding(
+                cpu, t, options, rule, dispatched))
         elif not opened.reported:  # still wrong: perhaps wrong otherwise (a new part)
-            now = isolation(dispatch_finding(
-                cpu, t, [v for v in options if v is not None], rule, dispatched,
-                self._ok[cpu.index], self._tie_only(cpu)), cpu, options, self.choice.capped)
+            now = self._dispatch_finding(cpu, t, options, rule, dispatched)
             if opened.turn(now):
                 now.evidence = self._evidence(t)
         self._ok[cpu.index] = ok
         if cpu.descheduled is not None:
             cpu.descheduled.ins = t
             cpu.descheduled = None
+
+    def _dispatch_finding(self, cpu: ShadowCPU, t: int, options: list[ShadowVCPU | None],
+                          rule: str, dispatched: bool) -> Finding:
+        """The finding of a wrong dispatch at *t*: named R3 when it is an overrun under
+        ``"capped"`` (:func:`.budgets.isolation`); ``None`` options (may idle) left out."""
+        named = [v for v in options if v is not None]
+        return isolation(dispatch_finding(cpu, t, named, rule, dispatched, self._ok[cpu.index],
+                                          self._tie_only(cpu)), cpu, named, self.choice.capped)
 
     def _allowed(self, cpu: ShadowCPU, hi_mode: bool, choice: Choice, t: int
                  ) -> tuple[list[ShadowVCPU | None], str]:
