@@ -71,7 +71,7 @@ def test_the_time_limit_covers_building_the_encoding():
     [answer] = answers
     assert answer.verdict.verdict == "unknown"
     reason = answer.verdict.reason
-    assert reason.startswith("time limit 0.5 s reached while building the encoding")
+    assert reason.startswith("wall-clock guard 0.5 s reached while building the encoding")
     assert reason.endswith("of 6000") or "of 6000)" in reason
 
 
@@ -81,7 +81,7 @@ def test_the_cli_says_unknown_with_the_reason_when_the_limit_is_reached(capsys):
     assert status == 3 and err == ""
     [pcpu] = json.loads(out)["pcpus"]
     assert pcpu["verdict"] == "unknown"
-    assert "time limit 0.5 s reached while building the encoding" in pcpu["reason"]
+    assert "wall-clock guard 0.5 s reached while building the encoding" in pcpu["reason"]
 
 
 def test_the_memory_ceiling_is_reported_and_put_back(tmp_path):
