@@ -97,6 +97,8 @@ def mutate_toml(text: str, rng: random.Random) -> str:
     document = tomllib.loads(text)
     for _ in range(rng.choice((1, 1, 2, 3))):
         paths = _paths(document)
+        if not paths:  # every key removed: the empty document is an input too
+            break
         path = rng.choice(paths)
         parent: Any = document
         for step in path[:-1]:

@@ -31,7 +31,7 @@ __all__ = ["Check", "Declarations", "Obligation", "Outcome", "discharge", "GUARD
 
 #: An obligation's wall-clock guard is this many times its declared seconds: wide enough
 #: that a machine loaded by other work does not reach it where a quiet one decides.
-GUARD_FACTOR = 4
+GUARD_FACTOR = 10
 
 #: ``check(timeout_seconds) -> ProofVerdict``; its docstring is the claim.
 Check = Callable[[float], ProofVerdict]
