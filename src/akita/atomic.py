@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import os
 import tempfile
-from contextlib import contextmanager
-from typing import IO, Any, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from typing import IO, Any, BinaryIO, Iterator, Literal, TextIO, overload
 
 __all__ = ["atomic_file", "write_atomic", "kept"]
 
@@ -35,14 +35,29 @@ def _mode() -> int:
     return 0o666 & ~mask
 
 
-@contextmanager
+@overload
+def atomic_file(path: str | os.PathLike[str], mode: Literal["w"] = "w",
+                encoding: str | None = "utf-8") -> AbstractContextManager[TextIO]: ...
+
+
+@overload
+def atomic_file(path: str | os.PathLike[str], mode: Literal["wb"],
+                encoding: str | None = "utf-8") -> AbstractContextManager[BinaryIO]: ...
+
+
 def atomic_file(path: str | os.PathLike[str], mode: str = "w",
-                encoding: str | None = "utf-8") -> Iterator[IO[Any]]:
+                encoding: str | None = "utf-8") -> AbstractContextManager[IO[Any]]:
     """A stream whose content becomes the file *path* only when the body ends normally.
 
     *mode* is ``"w"`` (text, in *encoding*) or ``"wb"`` (bytes).  Errors opening,
     writing, syncing or renaming are raised as :class:`OSError` naming *path*.
     """
+    return _atomic(path, mode, encoding)
+
+
+@contextmanager
+def _atomic(path: str | os.PathLike[str], mode: str,
+            encoding: str | None) -> Iterator[IO[Any]]:
     if mode not in ("w", "wb"):
         raise ValueError(f"atomic_file writes with mode 'w' or 'wb', not {mode!r}")
     target = os.fspath(path)
@@ -97,8 +112,12 @@ def _direct(path: str, mode: str, encoding: str | None) -> Iterator[IO[Any]]:
 def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
     """Write *data* (text in UTF-8, or bytes) as the whole file *path* (see
     :func:`atomic_file`)."""
-    with atomic_file(path, "wb" if isinstance(data, bytes) else "w") as stream:
-        stream.write(data)
+    if isinstance(data, bytes):
+        with atomic_file(path, "wb") as binary:
+            binary.write(data)
+    else:
+        with atomic_file(path) as text:
+            text.write(data)
 
 
 def kept() -> list[str]:
