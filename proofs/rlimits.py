@@ -45,4 +45,12 @@ RLIMITS: dict[str, int] = {
     "hi_guarantee_fig5": 110_000_000,  # spent 25,756,441
     "hi_guarantee_fig7": 220_000_000,  # spent 54,768,546
     "hi_guarantee_carry_over": 410_000_000,  # spent 102,354,435
+    "control_out_of_phase": 1_400_000,  # spent 333,325
+    "control_lo_supply_without_r5": 100_000_000,  # spent 24,940,777
+    "control_eager_switch": 54_000_000,  # spent 13,333,867
+    "control_never_cool": 6_300_000,  # spent 1,570,169
+    "control_no_lo_in_hi_mode": 50_000_000,  # spent 12,454,569
 }
+# not calibrated: hi_guarantee_generated (unknown: wall-clock guard 240 s reached while solving (Z3 was stopped))
+# not calibrated: control_edf_policy (unknown: wall-clock guard 240 s reached while solving (Z3 was stopped))
+# not calibrated: control_lo_ahead_in_hi_mode (unknown: wall-clock guard 240 s reached while solving (Z3 was stopped))
