@@ -18,7 +18,6 @@ interrupted command can say what it kept.
 from __future__ import annotations
 
 import os
-import tempfile
 from contextlib import AbstractContextManager, contextmanager
 from typing import IO, Any, BinaryIO, Iterator, Literal, TextIO, overload
 
@@ -65,6 +64,8 @@ def _atomic(path: str | os.PathLike[str], mode: str,
         with _direct(target, mode, encoding) as stream:
             yield stream
         return
+    import tempfile  # where a file is written, not at start-up (decision 102)
+
     folder, name = os.path.split(os.path.abspath(target))
     handle, scratch = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
     try:

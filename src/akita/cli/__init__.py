@@ -66,14 +66,18 @@ def cli() -> None:
 def run(argv: list[str] | None = None) -> int:
     """Run the command line on *argv* and return its exit status.
 
-    Bad input (a :class:`~akita.model.ModelError` or a usage error) is
-    reported as one line on stderr and gives status 2.
+    Bad input (a :class:`~akita.model.ModelError` or a usage error), or a
+    file that cannot be written, is reported as one line on stderr and gives
+    status 2; Ctrl-C, as one line saying what was kept, status 130.
     """
+    from akita.atomic import kept
+
     args = sys.argv[1:] if argv is None else list(argv)
+    before = len(kept())
     try:
         status = _invoke(args or ["--help"])  # bare ``akita``: the help, status 0
     except KeyboardInterrupt:
-        return _interrupted()
+        return _interrupted(kept()[before:])
     except ModelError as error:
         return _fail(str(error))
     except click.UsageError as error:
@@ -98,14 +102,11 @@ def _invoke(args: list[str]) -> int | None:
     return status if isinstance(status, int) else None
 
 
-def _interrupted() -> int:
-    """Say, on one line, that the command was interrupted, which finished files it kept
+def _interrupted(files: list[str]) -> int:
+    """Say, on one line, that the command was interrupted, which finished *files* it kept
     (every file is written whole or not at all, :mod:`akita.atomic`) and how to go on."""
-    from akita.atomic import kept
-
     from .outputs import resume_hint
 
-    files = kept()
     shown = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
     what = (f"kept {len(files)} finished file{'s' if len(files) != 1 else ''} ({shown})"
             if files else "no file written")
