@@ -44,7 +44,7 @@ import time
 import tomllib
 import traceback
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import tomli_w
 
@@ -217,11 +217,28 @@ def _run_one(args: list[str], limit: float) -> tuple[str, int | None, str, str, 
         signal.signal(signal.SIGALRM, previous)
 
 
+def inputs(fmt: str, seed: int) -> Iterator[str | bytes]:
+    """The inputs of *fmt* that *seed* draws, in order (input N of a campaign is the N-th,
+    from 0: a finding can be made again without running the ones before it)."""
+    rng = random.Random(f"{seed}:{fmt}")
+    seeds = _seed_texts()[fmt]
+    while True:
+        base = rng.choice(seeds)
+        yield mutate_toml(base, rng) if isinstance(base, str) else mutate_bytes(base, rng)
+
+
+def input_of(fmt: str, seed: int, number: int) -> str | bytes:
+    """Input *number* of the campaign of *fmt* under *seed*."""
+    made = inputs(fmt, seed)
+    for _ in range(number):
+        next(made)
+    return next(made)
+
+
 def campaign(fmt: str, runs: int, seed: int, limit: float, out: Path,
              say: Callable[[str], None] = print) -> dict[str, Any]:
     """Fuzz *fmt* with *runs* inputs; the figures."""
-    rng = random.Random(f"{seed}:{fmt}")
-    seeds = _seed_texts()[fmt]
+    made = inputs(fmt, seed)
     folder = out / fmt
     folder.mkdir(parents=True, exist_ok=True)
     figures: dict[str, Any] = {"format": fmt, "runs": 0, "tracebacks": 0, "hangs": 0,
@@ -231,9 +248,7 @@ def campaign(fmt: str, runs: int, seed: int, limit: float, out: Path,
     with tempfile.TemporaryDirectory(prefix=f"akita-fuzz-{fmt}-") as scratch:
         work = Path(scratch)
         for number in range(runs):
-            base = rng.choice(seeds)
-            data: str | bytes = (mutate_toml(base, rng) if isinstance(base, str)
-                                 else mutate_bytes(base, rng))
+            data = next(made)
             path = work / (f"input{number}.toml" if isinstance(data, str) else f"input{number}")
             if isinstance(data, str):
                 path.write_text(data, encoding="utf-8")
