@@ -253,9 +253,6 @@ def test_each_calibrated_budget_belongs_to_an_obligation_and_is_taken():
     assert all(by_name[name].rlimit == budget > 0 for name, budget in RLIMITS.items())
 
 
-@pytest.mark.xfail(reason="the longest schedule checks are not measured yet "
-                          "(python bench/rlimits.py); they have only their wall-clock guard",
-                   strict=True)
 def test_every_obligation_has_a_calibrated_budget():
     from akita.proofs.rlimits import RLIMITS
 
