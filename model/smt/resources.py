@@ -57,6 +57,9 @@ class ResourceLimit:
 
 _CURRENT: list[ResourceLimit] = []
 
+#: The largest ``rlimit`` one solver call takes (Z3's parameter is an unsigned 32-bit int).
+_MAX_RLIMIT = 2**32 - 1
+
 
 def current() -> ResourceLimit | None:
     """The budget solver calls are charged to now, if any."""
@@ -100,7 +103,7 @@ def check(solver: z3.Solver | z3.Optimize) -> z3.CheckSatResult:
     if left == 0:
         return z3.unknown
     if left is not None:
-        solver.set("rlimit", left)
+        solver.set("rlimit", min(left, _MAX_RLIMIT))
     before = counted()
     try:
         return solver.check()
