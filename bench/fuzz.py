@@ -21,6 +21,10 @@ figures (inputs executed, ``cov`` edges and ``ft`` features) and the findings:
     bytes -> text -> :func:`akita.oracle.read_ftrace` with a fixed map, read to
     the end.  Seeds: a few lines of ``sched_switch``/``sched_wakeup`` text.
 
+``--cli`` runs the structure-aware campaign through the command line instead
+(:mod:`fuzz_cli`: fleet, sweep and disk files, trace.dat and xentrace captures;
+``--runs`` inputs per format; no atheris needed).
+
 A target's inputs, libFuzzer's log and the findings are under ``--out/TARGET/``;
 ``--out/summary.json`` has the figures.
 
@@ -216,8 +220,20 @@ def main() -> None:
     parser.add_argument("--targets", default=",".join(TARGETS))
     parser.add_argument("--out", default=os.path.join(tempfile.gettempdir(), "akita-fuzz"))
     parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--cli", action="store_true",
+                        help="the command-line campaign (fuzz_cli.py) instead of libFuzzer's")
+    parser.add_argument("--formats", default="fleet,sweep,disk,tracedat,xentrace")
+    parser.add_argument("--runs", type=int, default=1000, help="--cli: inputs per format")
+    parser.add_argument("--limit", type=float, default=10.0, help="--cli: seconds per input")
+    parser.add_argument("--seed", type=int, default=1, help="--cli: seed of the mutations")
     args, rest = parser.parse_known_args()
     out = Path(args.out)
+    if args.cli:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import fuzz_cli
+
+        fuzz_cli.main(args.formats.split(","), args.runs, args.seed, args.limit, out)
+        return
     if args.child:
         _child(args.child, out / args.child, [sys.argv[0], *[a for a in rest if a != "--"]])
         return

@@ -19,6 +19,7 @@ from typing import Any, Callable
 
 import attrs
 
+from akita.atomic import write_atomic
 from akita.model import Host, load_host
 from akita.reference.run import simulate
 
@@ -178,9 +179,9 @@ class Outcome:
     def write(self, folder: Path) -> None:
         """``NAME.json``, ``NAME.md`` and ``NAME.rst`` into *folder* (the plots are already there)."""
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / f"{self.name}.json").write_text(json.dumps(self.as_json(), indent=1) + "\n")
-        (folder / f"{self.name}.md").write_text(self.markdown())
-        (folder / f"{self.name}.rst").write_text(self.rst())
+        write_atomic(folder / f"{self.name}.json", json.dumps(self.as_json(), indent=1) + "\n")
+        write_atomic(folder / f"{self.name}.md", self.markdown())
+        write_atomic(folder / f"{self.name}.rst", self.rst())
 
 
 def _rst_cell(text: str) -> str:

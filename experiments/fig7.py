@@ -27,6 +27,7 @@ from pathlib import Path
 
 import attrs
 
+from akita.atomic import write_atomic
 from akita.model import Host, Workload
 
 from .experiment import Claim, Experiment, Outcome, run_policy
@@ -50,7 +51,7 @@ def write_demand(path: Path, duration: int) -> Path:
     lines = ["# arrival, demand: 25% of each 10ms, then 50%"]
     lines += [f"{t}ns, {(25 if t < half else 50) * MS // 10}ns"
               for t in range(0, duration, 10 * MS)]
-    path.write_text("\n".join(lines) + "\n")
+    write_atomic(path, "\n".join(lines) + "\n")
     return path
 
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from akita.atomic import atomic_file
+
 __all__ = ["pyplot", "figure", "save", "log_axis", "STYLES"]
 
 #: Marker and line style of the i-th series of a plot: equal series stay visible.
@@ -52,7 +54,9 @@ def log_axis(ax: Any) -> None:
 def save(fig: Any, folder: Path, name: str) -> list[str]:
     """Write *fig* as ``name.svg`` and ``name.png`` into *folder*; return the file names."""
     folder.mkdir(parents=True, exist_ok=True)
-    fig.savefig(folder / f"{name}.svg", metadata={"Date": None, "Creator": None})
-    fig.savefig(folder / f"{name}.png", metadata={"Software": None})
+    with atomic_file(folder / f"{name}.svg", "wb") as svg:
+        fig.savefig(svg, format="svg", metadata={"Date": None, "Creator": None})
+    with atomic_file(folder / f"{name}.png", "wb") as png:
+        fig.savefig(png, format="png", metadata={"Software": None})
     pyplot().close(fig)
     return [f"{name}.svg", f"{name}.png"]

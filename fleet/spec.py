@@ -55,7 +55,7 @@ from akita.model import ADMISSION_TESTS, DEFAULT_TEST, PRESETS, ModelError, Work
 from akita.model import format_duration, parse_duration, parse_fraction
 from akita.model.host_file import parse_workload
 from akita.model.limits import read_bounded
-from akita.sweep.spec import (MAX_SEED, parse_document, read_integer, read_names,
+from akita.sweep.spec import (MAX_SEED, parse_document, read_choice, read_integer, read_names,
                               read_required, read_table)
 
 __all__ = ["FleetSpec", "MixType", "load_spec", "loads_spec", "PLACEMENTS", "LIFETIMES",
@@ -239,9 +239,7 @@ def _spec(document: dict, base: str) -> FleetSpec:
                          MAX_HOSTS)
     pcpus = read_integer(read_required(fleet, "pcpus", "fleet.pcpus"), "fleet.pcpus", 1,
                          MAX_PCPUS)
-    test = fleet.get("test", DEFAULT_TEST)
-    if test not in ADMISSION_TESTS:
-        raise ModelError("fleet.test", test, f"one of {', '.join(ADMISSION_TESTS)}")
+    test = read_choice(fleet.get("test", DEFAULT_TEST), "fleet.test", ADMISSION_TESTS)
     placements = _placements(fleet.get("placements", list(PLACEMENTS)))
     arrivals = read_table(document, "fleet.arrivals", _ARRIVAL_KEYS)
     rate = parse_fraction(read_required(arrivals, "rate", "fleet.arrivals.rate"),
@@ -270,10 +268,8 @@ def _spec(document: dict, base: str) -> FleetSpec:
     if duration > MAX_SAMPLE_DURATION:
         raise ModelError("fleet.sample.duration", sample["duration"],
                          f"at most {format_duration(MAX_SAMPLE_DURATION)}")
-    policy = sample.get("spread_policy", SPREAD_POLICIES[0])
-    if policy not in SPREAD_POLICIES:
-        raise ModelError("fleet.sample.spread_policy", policy,
-                         f"one of {', '.join(SPREAD_POLICIES)}")
+    policy = read_choice(sample.get("spread_policy", SPREAD_POLICIES[0]),
+                         "fleet.sample.spread_policy", SPREAD_POLICIES)
     return FleetSpec(seed=seed, horizon=horizon, tick=tick, hosts=hosts, pcpus=pcpus, test=test,
                      placements=placements, rate=rate, lifetime=lifetime, p_hi=p_hi, mix=mix,
                      sample=count, duration=duration, spread_policy=policy)
@@ -285,9 +281,8 @@ def _placements(value: Any) -> tuple[str, ...]:
 
 def _lifetime(table: dict, tick: int) -> tuple[str, int, int]:
     field = "fleet.lifetimes"
-    distribution = table.get("distribution", LIFETIMES[0])
-    if distribution not in LIFETIMES:
-        raise ModelError(f"{field}.distribution", distribution, f"one of {', '.join(LIFETIMES)}")
+    distribution = read_choice(table.get("distribution", LIFETIMES[0]), f"{field}.distribution",
+                               LIFETIMES)
     bounds = read_required(table, "range", f"{field}.range")
     if not isinstance(bounds, list) or len(bounds) != 2:
         raise ModelError(f"{field}.range", bounds,
@@ -315,7 +310,7 @@ def _mix(value: Any, pcpus: int, base: str) -> tuple[MixType, ...]:
             if name not in _TYPE_KEYS:
                 raise ModelError(f"{where}.{name}", name, f"a known key ({', '.join(_TYPE_KEYS)})")
         preset = read_required(entry, "type", f"{where}.type")
-        if preset not in PRESETS:
+        if not isinstance(preset, str) or preset not in PRESETS:
             raise ModelError(f"{where}.type", preset, f"a type of Table 1 ({', '.join(PRESETS)})")
         if any(t.preset == preset for t in out):
             raise ModelError(f"{where}.type", preset, "each type once")

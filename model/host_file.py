@@ -51,7 +51,8 @@ from .errors import HostFileError, ModelError
 from .guest import Guest
 from .host import Host, trace_map_field
 from .io_path import IOPath
-from .limits import (MAX_INTEGER, MAX_NUMBER_CHARS, MAX_PCPUS, MAX_STRING_CHARS, MAX_TOTAL_VCPUS,
+from .limits import (MAX_CONNECTIONS, MAX_GUEST_THREADS, MAX_HYSTERESIS, MAX_INTEGER,
+                     MAX_NUMBER_CHARS, MAX_PCPUS, MAX_STRING_CHARS, MAX_TOTAL_VCPUS,
                      MAX_VCPUS_PER_VM, MAX_VMS, check_count, check_text, read_bounded)
 from .options import SchedulerOptions, is_duration
 from .presets import PRESETS
@@ -84,7 +85,6 @@ _WORKLOAD_BOOLEANS = ("burn",)
 _WORKLOAD_KEYS = (("kind", "distribution", "path") + _WORKLOAD_DURATIONS + _WORKLOAD_FRACTIONS
                   + _WORKLOAD_INTEGERS + _WORKLOAD_BOOLEANS)
 _GUEST_DURATIONS = ("work", "period")
-_GUEST_COUNTS = ("threads", "hysteresis")
 #: The keys of ``[vm.guest]``, in the order of the fields of :class:`~.guest.Guest`.
 _GUEST_KEYS = tuple(field.name for field in attrs.fields(Guest))
 
@@ -387,12 +387,23 @@ def _fields(table: dict[str, Any], section: str, vm: str,
             for key, value in table.items()}
 
 
-#: Each key's reader, for the keys that are not strings.
+def _at_most(ceiling: int) -> _Reader:
+    """A reader of a count ``1 <= value <= ceiling`` (a ceiling of :mod:`.limits`)."""
+
+    def read(value: object, field: str, vm: str) -> int:
+        return check_count(_count(value, field, vm), ceiling, field=field, vm=vm)
+
+    return read
+
+
+#: Each key's reader, for the keys that are not strings.  Every count a file declares
+#: has a ceiling (:mod:`.limits`): a count drives the work that follows.
 _GUEST_READERS: dict[str, _Reader] = {**dict.fromkeys(_GUEST_DURATIONS, _duration),
-                                       **dict.fromkeys(_GUEST_COUNTS, _count)}
+                                       "threads": _at_most(MAX_GUEST_THREADS),
+                                       "hysteresis": _at_most(MAX_HYSTERESIS)}
 _WORKLOAD_READERS: dict[str, _Reader] = {**dict.fromkeys(_WORKLOAD_DURATIONS, _duration),
                                          **dict.fromkeys(_WORKLOAD_FRACTIONS, _fraction),
-                                         **dict.fromkeys(_WORKLOAD_INTEGERS, _integer),
+                                         "connections": _at_most(MAX_CONNECTIONS),
                                          **dict.fromkeys(_WORKLOAD_BOOLEANS, _boolean)}
 
 

@@ -33,6 +33,9 @@ __all__ = [
     "MAX_NUMBER_CHARS",
     "MAX_DURATION_NS",
     "MAX_STRING_CHARS",
+    "MAX_GUEST_THREADS",
+    "MAX_HYSTERESIS",
+    "MAX_CONNECTIONS",
     "read_bounded",
     "check_text",
     "check_integer",
@@ -61,6 +64,13 @@ MAX_NUMBER_CHARS = 40
 MAX_DURATION_NS = 2**63 - 1
 #: Characters of any other string (a VM name, a path, a trace-map key or value).
 MAX_STRING_CHARS = 256
+#: Worker threads of one guest (``[vm.guest] threads``): four per vCPU at the most
+#: vCPUs a VM may have; each is simulated, so the count drives time and memory.
+MAX_GUEST_THREADS = 4 * MAX_VCPUS_PER_VM
+#: Controller periods in a row before a ballooning change (``[vm.guest] hysteresis``).
+MAX_HYSTERESIS = 10_000
+#: Clients of a closed-loop workload (``workload.connections``); each is simulated.
+MAX_CONNECTIONS = 65_536
 
 
 def read_bounded(path: str | os.PathLike[str], *, kind: str = "host file",

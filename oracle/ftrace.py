@@ -187,8 +187,8 @@ _KEPT = ("sched_switch:", "sched_wakeup:", "sched_wakeup_new:", "sched_migrate_t
 _HEADER = re.compile(
     r".*?[-\s]\d+\s+(?:\(\s*[-\d]+\)\s+)?"
     r"(?:\[(?P<cpu>\d+)\]\s+(?:[^\s\[\]:]+\s+)?|(?P<lcpu>\d+)[^\s\d\[\]:]\S*\s+)"
-    r"(?P<time>\d+\.\d+):\s+(?:\(\+\d+\)\s+)?(?:sched:)?(?P<event>\w+):\s*(?P<body>(?:.*\S)?)\s*$"
-)
+    r"(?P<time>\d+\.\d+):\s+(?:\(\+\d+\)\s+)?(?:sched:)?(?P<event>\w+):\s*(?P<body>(?:.*\S)?)\s*$",
+    re.ASCII)
 _KEPT_AFTER_TIME = re.compile(r"(?:\d|us\S?)\s?:\s+(?:\(\+\d+\)\s+)?(?:sched:)?(?:sched_switch|"
                               r"sched_wakeup|sched_wakeup_new|sched_migrate_task):")
 _LOST = re.compile(r"\[(?:LOST (?P<lost>\d{1,20}) EVENTS|(?:(?P<dropped>\d{1,20}) )?EVENTS DROPPED)\]")
@@ -420,8 +420,8 @@ def _migrate(fields: tuple, ns: int, where: str, line: int, task: _TaskOf) -> Sc
 _Decoder = Callable[[tuple, int, str, int, _TaskOf], "SchedEvent | None"]
 #: By the letter after ``sched_``: the fast and the whole line's pattern, and the decoder.
 _READERS: dict[str, tuple[re.Pattern[str], re.Pattern[str], _Decoder]] = {
-    letter: (re.compile(f"{_FROM_CPU}{_TIME}{_BODIES[letter]}\\s*$"),
-             re.compile(f"{_WHOLE}{_TIME}{_BODIES[letter]}\\s*$"), decode)
+    letter: (re.compile(f"{_FROM_CPU}{_TIME}{_BODIES[letter]}\\s*$", re.ASCII),  # ASCII digits
+             re.compile(f"{_WHOLE}{_TIME}{_BODIES[letter]}\\s*$", re.ASCII), decode)
     for letter, decode in (("s", _switch), ("w", _wakeup), ("m", _migrate))}
 
 

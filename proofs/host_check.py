@@ -10,9 +10,13 @@ microseconds, so a tick coarser than 1 us covers only those on its grid).  A pCP
 exceeds ``max_ticks`` is answered ``unknown`` with that reason, never
 guessed.
 
-Limits (:mod:`akita.proofs.limits`): ``timeout`` bounds each pCPU's check as a whole,
-building the encoding included, and ``memory_mb`` is Z3's memory ceiling
-while it runs; a limit reached answers ``unknown`` with the limit and where.
+Limits (:mod:`akita.proofs.limits`): ``rlimit`` is each pCPU's budget of Z3's
+resource count (:mod:`akita.model.smt.resources`), the limit that decides:
+deterministic, so the same host gets the same verdicts on a quiet or a
+loaded machine; ``timeout`` is a wall-clock guard over the whole host (all
+its pCPUs, building the encodings included), an outer bound only; and
+``memory_mb`` is Z3's memory ceiling while it runs.  A limit reached answers
+``unknown`` with the limit and where.
 
 Nothing is passed over in silence.  A pCPU without a HI vCPU answers
 ``nothing to prove`` -- the guarantee binds no job there -- which is not a
@@ -34,6 +38,8 @@ from akita.model import Host, ModelError, Placement, first_fit
 from akita.model.smt.pcpu import tick_pcpu
 
 from .hi_guarantee import check_hi_guarantee
+from akita.model.smt.resources import resource_limit
+
 from .limits import DEFAULT_MEMORY_MB, Deadline, memory_ceiling
 from .schedule_check import scope_of
 from .verdict import NOTHING, PROVED, REFUTED, UNKNOWN, ProofVerdict
@@ -46,6 +52,8 @@ __all__ = [
     "rejected_vms",
     "status_of",
     "EXIT_NOTHING",
+    "DEFAULT_RLIMIT",
+    "DEFAULT_TIMEOUT",
     "MAX_TIMEOUT",
     "MAX_HYPERPERIODS",
     "MAX_MEMORY_MB",
@@ -54,6 +62,13 @@ __all__ = [
 #: ``progress(pcpu, stage, done, total)``: what the check of pCPU *pcpu* is doing
 #: (:data:`akita.proofs.limits.Progress`), e.g. for a progress bar.
 HostProgress = Callable[[int, str, int, int], None]
+
+#: Each pCPU's default budget of Z3's resource count: about a minute of this machine's
+#: quiet work (the Fig. 5 pCPU, 2 hyperperiods, spends 19.3 million in 13 s).
+DEFAULT_RLIMIT = 100_000_000
+
+#: The default wall-clock guard over a whole host's check, in seconds.
+DEFAULT_TIMEOUT = 600.0
 
 #: Exit status when no pCPU holds a HI vCPU (and nothing was refuted, unknown or rejected).
 EXIT_NOTHING = 4
@@ -107,7 +122,8 @@ def check_host(
     policy: str = "akita",
     *,
     hyperperiods: int = 2,
-    timeout: float = 60.0,
+    timeout: float = DEFAULT_TIMEOUT,
+    rlimit: int = DEFAULT_RLIMIT,
     max_ticks: int = 480,
     save_to: str | Path | None = None,
     placement: Placement | None = None,
@@ -116,20 +132,23 @@ def check_host(
 ) -> list[PCPUCheck]:
     """Check the HI guarantee on every pCPU of *host* that holds vCPUs.
 
-    Each pCPU's check may take *timeout* seconds in all, building included,
-    with Z3's memory capped at *memory_mb* megabytes (``None``: no cap).
+    Each pCPU's check may spend *rlimit* units of Z3's resource count (0: no
+    limit); the whole host's check, *timeout* seconds, building included (a
+    wall-clock guard: a pCPU reached after it answers ``unknown`` at once); Z3's
+    memory is capped at *memory_mb* megabytes (``None``: no cap).
 
     :raises ModelError: for a limit out of range (:func:`check_limits`).
     """
     check_limits(timeout=timeout, max_ticks=max_ticks, hyperperiods=hyperperiods,
                  memory_mb=memory_mb)
     placement = placement if placement is not None else first_fit(host)
+    guard = Deadline(timeout)
     answers = []
     for load in placement.pcpus:
         if not load.vcpus:
             continue
         report = None if progress is None else _reporter(progress, load.index)
-        deadline = Deadline(timeout, report)
+        deadline = guard.sharing(report)
         start = time.perf_counter()
         pcpu = tick_pcpu(host, placement, load.index, policy)
         horizon = hyperperiods * pcpu.hyperperiod()
@@ -137,13 +156,17 @@ def check_host(
         if not any(v.hi for v in pcpu.vcpus):
             verdict = ProofVerdict.nothing(
                 "nothing to prove: no HI vCPU on this pCPU, so the HI guarantee binds no job")
+        elif deadline.passed():
+            verdict = ProofVerdict.unknown(
+                f"wall-clock guard {timeout:g} s for the whole host reached before this "
+                f"pCPU's check began")
         elif horizon > max_ticks:
             verdict = ProofVerdict.unknown(
                 f"the horizon is {horizon} ticks of {pcpu.tick} ns, beyond the limit of "
                 f"{max_ticks} (raise --max-ticks, or choose periods with a smaller hyperperiod)")
         else:
             where = None if save_to is None else Path(save_to) / f"pcpu{load.index}"
-            with memory_ceiling(memory_mb):
+            with memory_ceiling(memory_mb), resource_limit(rlimit):
                 verdict = check_hi_guarantee(pcpu, horizon, timeout, save_to=where,
                                              deadline=deadline)
         answers.append(PCPUCheck(load.index, scope, verdict, time.perf_counter() - start))

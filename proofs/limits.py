@@ -1,4 +1,11 @@
-"""The limits of a check: a time limit over the whole check and a memory ceiling for Z3.
+"""The limits of a check: Z3's resource count, a wall-clock guard over the whole check,
+and a memory ceiling for Z3.
+
+The limit that decides is deterministic: the check's budget of Z3's resource
+count (:mod:`akita.model.smt.resources`), the same on a quiet or a loaded
+machine.  The clock is an outer guard against a check that runs away; where
+it stops a check, the answer is ``unknown`` and says that the wall-clock
+guard, not the budget, was reached.
 
 A check has two phases: building the encoding (unrolling a pCPU tick by
 tick, :func:`akita.model.smt.pcpu.unroll`) and solving it.  For a long
@@ -34,6 +41,8 @@ from contextlib import contextmanager
 from typing import Callable, Iterator, TypeVar
 
 import z3
+
+from akita.model.smt import resources
 
 __all__ = [
     "DEFAULT_MEMORY_MB",
@@ -79,10 +88,16 @@ class Deadline:
         :data:`Progress`), e.g. to draw a progress bar.
     """
 
-    def __init__(self, seconds: float, progress: Progress | None = None) -> None:
+    def __init__(self, seconds: float, progress: Progress | None = None,
+                 end: float | None = None) -> None:
         self.seconds = seconds
-        self.end = time.perf_counter() + seconds
+        self.end = time.perf_counter() + seconds if end is None else end
         self.progress = progress
+
+    def sharing(self, progress: Progress | None) -> Deadline:
+        """The same end, told *progress* (one guard over several checks, e.g. a host's
+        pCPUs)."""
+        return Deadline(self.seconds, progress, self.end)
 
     def left(self) -> float:
         """The seconds left (0 once the deadline has passed)."""
@@ -103,7 +118,8 @@ class Deadline:
             where = (f"at tick {done} of {total}" if stage == "encoding" else
                      f"while declaring the jobs (at tick {done} of {total})")
             raise LimitReached(
-                f"time limit {self.seconds:g} s reached while building the encoding {where}")
+                f"wall-clock guard {self.seconds:g} s reached while building the encoding "
+                f"{where}")
 
     def solving(self) -> None:
         """Report that the encoding is built and Z3 is searching."""
@@ -140,10 +156,13 @@ def explain_unknown(reason: str | bytes | z3.Z3Exception | None, deadline: Deadl
     if isinstance(reason, bytes):
         reason = reason.decode(errors="replace")
     said = reason or "no reason given"
+    budget = resources.current()
+    if budget is not None and budget.spent():
+        return f"{budget.reason()} while {stage}"
     if any(word in said for word in _MEMORY_REASONS):
         return f"memory limit {memory_limit_mb()} MB reached while {stage} (Z3: {said})"
     if any(word in said for word in _TIME_REASONS):
-        return f"time limit {deadline.seconds:g} s reached while {stage} (Z3: {said})"
+        return f"wall-clock guard {deadline.seconds:g} s reached while {stage} (Z3: {said})"
     return f"Z3: {said}"
 
 
@@ -164,12 +183,14 @@ def within(deadline: Deadline, work: Callable[[], T], what: str = "solving") -> 
     context = multiprocessing.get_context("fork")
     receive, send = context.Pipe(duplex=False)
 
+    budget = resources.current()
+
     def child() -> None:
         try:
             answer: tuple[str, object] = ("ok", work())
         except BaseException as error:  # noqa: BLE001 - reported to the parent
             answer = ("error", f"{type(error).__name__}: {error}")
-        send.send(answer)
+        send.send((answer, None if budget is None else budget.used))
 
     process = context.Process(target=child, daemon=True)
     process.start()
@@ -178,9 +199,10 @@ def within(deadline: Deadline, work: Callable[[], T], what: str = "solving") -> 
         if not receive.poll(deadline.left() + GRACE):
             process.kill()
             raise LimitReached(
-                f"time limit {deadline.seconds:g} s reached while {what} (Z3 was stopped)")
+                f"wall-clock guard {deadline.seconds:g} s reached while {what} (Z3 was "
+                f"stopped)")
         try:
-            kind, value = receive.recv()
+            (kind, value), used = receive.recv()
         except EOFError:
             process.join()
             raise LimitReached(f"the solver process ended without an answer while {what} "
@@ -188,6 +210,8 @@ def within(deadline: Deadline, work: Callable[[], T], what: str = "solving") -> 
     finally:
         receive.close()
         process.join()
+    if budget is not None and used is not None:  # what the child spent, charged here
+        budget.used = used
     if kind != "ok":
         raise LimitReached(f"the solver process raised {value} while {what}")
     return value

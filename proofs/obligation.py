@@ -3,7 +3,11 @@
 Each claim is stated once, as a function whose docstring reads like a
 theorem and cites its source, and declared once, as an :class:`Obligation`
 in its module's ``OBLIGATIONS``: a name, the rules it checks, a scope in
-words, the verdict it must reach and a timeout.  A *negative control* is an
+words, the verdict it must reach, a budget of Z3's resource count (its
+``rlimit``, deterministic: :mod:`akita.model.smt.resources`; calibrated in
+:mod:`.rlimits`) and a time in seconds from which its wall-clock guard is
+set (:data:`GUARD_FACTOR` times it: a guard against a check that runs away,
+never what decides a verdict on a loaded machine).  A *negative control* is an
 obligation about a deliberately wrong variant, expected ``refuted``: a check
 that cannot fail proves nothing.  Its declaration names the safety
 obligations (expected ``proved``) whose check it shows can fail
@@ -18,9 +22,16 @@ from typing import Any, Callable
 
 import attrs
 
+from akita.model.smt.resources import resource_limit
+
+from .rlimits import RLIMITS
 from .verdict import PROVED, REFUTED, VERDICTS, ProofVerdict
 
-__all__ = ["Check", "Declarations", "Obligation", "Outcome", "discharge"]
+__all__ = ["Check", "Declarations", "Obligation", "Outcome", "discharge", "GUARD_FACTOR"]
+
+#: An obligation's wall-clock guard is this many times its declared seconds: wide enough
+#: that a machine loaded by other work does not reach it where a quiet one decides.
+GUARD_FACTOR = 10
 
 #: ``check(timeout_seconds) -> ProofVerdict``; its docstring is the claim.
 Check = Callable[[float], ProofVerdict]
@@ -35,7 +46,9 @@ class Obligation:
     :param scope: what the check covers, in words (vCPUs, periods, horizon, releases).
     :param expected: the verdict it must reach (``"proved"``, or ``"refuted"``
         for a negative control).
-    :param timeout: seconds the solver may spend.
+    :param timeout: seconds it needs with margin on a quiet machine; its wall-clock
+        guard is :data:`GUARD_FACTOR` times as long.
+    :param rlimit: its budget of Z3's resource count (0: none), from :mod:`.rlimits`.
     :param rules: the rules (``"R5"``, ...) the obligation checks.
     :param controls: for a negative control, the safety obligations whose
         check it shows can fail; empty for a safety obligation.
@@ -48,6 +61,7 @@ class Obligation:
     timeout: float = 60.0
     rules: tuple[str, ...] = ()
     controls: tuple[str, ...] = ()
+    rlimit: int = 0
 
     @property
     def statement(self) -> str:
@@ -84,7 +98,7 @@ class Declarations:
             timeout: float, controls: tuple[str, ...] = ()) -> Obligation:
         """Declare the obligation *name* (see the class)."""
         obligation = Obligation(name, check, scope, REFUTED if controls else PROVED, timeout,
-                                rules, controls)
+                                rules, controls, RLIMITS.get(name, 0))
         self.obligations.append(obligation)
         return obligation
 
@@ -103,11 +117,14 @@ class Declarations:
 
 @attrs.frozen
 class Outcome:
-    """An obligation's verdict and how long it took."""
+    """An obligation's verdict, how long it took, and the resource count it was given
+    (*rlimit*, 0: no limit) and spent (*rlimit_used*)."""
 
     obligation: Obligation
     verdict: ProofVerdict
     seconds: float
+    rlimit: int = 0
+    rlimit_used: int = 0
 
     @property
     def passed(self) -> bool:
@@ -122,15 +139,23 @@ class Outcome:
             "expected": self.obligation.expected,
             "verdict": self.verdict.verdict,
             "seconds": round(self.seconds, 3),
+            "rlimit": self.rlimit,
+            "rlimit_used": self.rlimit_used,
             "counterexample": self.verdict.counterexample,
             "reason": self.verdict.reason,
         }
 
 
-def discharge(obligation: Obligation) -> Outcome:
-    """Run *obligation*'s check within its timeout."""
+def discharge(obligation: Obligation, *, rlimit: int | None = None,
+              guard: float | None = None) -> Outcome:
+    """Run *obligation*'s check within its resource budget (*rlimit* units of Z3's
+    resource count, by default the obligation's own; 0: none) and its wall-clock guard
+    (*guard* seconds, by default :data:`GUARD_FACTOR` times its declared seconds)."""
     start = time.perf_counter()
-    verdict = obligation.check(obligation.timeout)
+    budget = obligation.rlimit if rlimit is None else rlimit
+    with resource_limit(budget) as spent:
+        verdict = obligation.check(GUARD_FACTOR * obligation.timeout if guard is None else guard)
     if verdict.verdict not in VERDICTS:  # "nothing to prove" is no obligation's verdict
         raise ValueError(f"an obligation answered {verdict.verdict!r}, not a verdict")
-    return Outcome(obligation, verdict, time.perf_counter() - start)
+    return Outcome(obligation, verdict, time.perf_counter() - start, budget,
+                   0 if spent is None else spent.used)

@@ -20,6 +20,7 @@ from typing import Sequence
 
 import z3
 
+from akita.atomic import write_atomic
 from akita.model import VM, Criticality, Host, SchedulerOptions, Workload, dumps_host, load_host
 from akita.model.options import x_rule_of
 from akita.model.smt.pcpu import TickPCPU, Unrolling
@@ -79,7 +80,7 @@ def replay_host(pcpu: TickPCPU, behaviour: dict[tuple[int, int], int], folder: P
             f"{k * v.period * tick}ns, {d * tick}ns"  # from the VM's creation, at its phase
             for (j, k), d in sorted(behaviour.items()) if j == i and d > 0
         ]
-        path.write_text("\n".join(lines) + "\n")
+        write_atomic(path, "\n".join(lines) + "\n")
         vms.append(VM(
             replay_name(v.name), Criticality.HI if v.hi else Criticality.LO, v.period * tick,
             v.c_opt * tick, None if v.c_pes is None else v.c_pes * tick,
@@ -108,7 +109,7 @@ def save_replay(pcpu: TickPCPU, behaviour: dict[tuple[int, int], int],
     host = replay_host(pcpu, behaviour, folder, phases)
     text = dumps_host(host).replace(str(folder.resolve()) + os.sep, "")
     path = folder / "host.toml"
-    path.write_text(text)
+    write_atomic(path, text)
     return path
 
 

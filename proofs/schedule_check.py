@@ -103,7 +103,7 @@ def check_schedule(
         unrolling.constraints.add(f"violation: {what}", violation(unrolling))
         if deadline.passed():
             return ProofVerdict.unknown(
-                f"time limit {deadline.seconds:g} s reached after building the encoding "
+                f"wall-clock guard {deadline.seconds:g} s reached after building the encoding "
                 f"of {horizon} ticks, before solving")
         deadline.solving()
         return within(deadline, lambda: _search(unrolling, what, deadline, save_to))

@@ -52,7 +52,9 @@ def simulate(
         if trace_path is None:
             return Simulator(host, placement, POLICIES[policy](), duration=duration, seed=seed,
                              progress=progress, guest=guest).run()
-        with open(trace_path, "w", encoding="utf-8") as trace:
+        from akita.atomic import atomic_file
+
+        with atomic_file(trace_path) as trace:
             result = Simulator(host, placement, POLICIES[policy](), duration=duration, seed=seed,
                                trace=trace, progress=progress, guest=guest).run()
         if timeline_path is not None:

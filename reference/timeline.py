@@ -269,5 +269,7 @@ def main_timeline(trace_path: str | os.PathLike[str], out_path: str | os.PathLik
 
     :raises TraceError: as :func:`write_timeline`, or for a line that is not JSON.
     """
-    with open(out_path, "w", encoding="utf-8") as out, open_trace(trace_path) as (header, events):
+    from akita.atomic import atomic_file
+
+    with open_trace(trace_path) as (header, events), atomic_file(out_path) as out:
         _write(header, events, out, jobs=True, path=os.fspath(trace_path))

@@ -45,7 +45,7 @@ from akita.model.taskgen import KINDS, PERIOD_DISTRIBUTIONS, TaskSetGenerator
 __all__ = ["SweepSpec", "load_spec", "loads_spec", "generator_json", "DEFAULT_BATCH",
            "MAX_SETS", "MAX_POINTS", "MAX_TOTAL_SETS", "MAX_BATCHES", "MAX_VCPUS", "MAX_SEED",
            "DEFAULT_EXACT_STATES", "MAX_EXACT_STATES", "parse_document", "read_table",
-           "read_required", "read_integer", "read_names"]
+           "read_required", "read_integer", "read_names", "read_choice"]
 
 #: Sets per batch (one task of the cluster) when the file names none.
 DEFAULT_BATCH = 50
@@ -266,6 +266,16 @@ def _range(table: dict) -> list[Fraction]:
     return [start + i * step for i in range(count)]
 
 
+def read_choice(value: Any, field: str, allowed: Iterable[str]) -> str:
+    """*value* if it is one of the names *allowed*; else a :class:`~akita.model.ModelError`
+    naming *field*.  A value that is not a string (a table, a list: unhashable, so that
+    ``value in a_dict`` would raise ``TypeError``) is refused the same way."""
+    allowed = tuple(allowed)
+    if not isinstance(value, str) or value not in allowed:
+        raise ModelError(field, value, f"one of {', '.join(allowed)}")
+    return value
+
+
 def read_names(value: Any, field: str, allowed: Iterable[str], what: str) -> tuple[str, ...]:
     """*value* as a non-empty list of distinct names among *allowed* (each a *what*: a
     test, a placement), in its order; :class:`~akita.model.ModelError` naming *field*."""
@@ -274,8 +284,7 @@ def read_names(value: Any, field: str, allowed: Iterable[str], what: str) -> tup
     if not isinstance(value, list) or not value:
         raise ModelError(field, value, f"a non-empty list of {what}s among {available}")
     for name in value:
-        if name not in allowed:
-            raise ModelError(field, name, f"one of {available}")
+        read_choice(name, field, allowed)
     if len(set(value)) != len(value):
         raise ModelError(field, value, f"each {what} once")
     return tuple(value)
@@ -287,13 +296,9 @@ def _tests(value: Any) -> tuple[str, ...]:
 
 def _generator(table: dict) -> TaskSetGenerator:
     prefix = "sweep.generator."
-    kind = read_required(table, "kind", prefix + "kind")
-    if kind not in KINDS:
-        raise ModelError(prefix + "kind", kind, f"one of {', '.join(KINDS)}")
-    distribution = table.get("period_distribution", PERIOD_DISTRIBUTIONS[0])
-    if distribution not in PERIOD_DISTRIBUTIONS:
-        raise ModelError(prefix + "period_distribution", distribution,
-                         f"one of {', '.join(PERIOD_DISTRIBUTIONS)}")
+    kind = read_choice(read_required(table, "kind", prefix + "kind"), prefix + "kind", KINDS)
+    distribution = read_choice(table.get("period_distribution", PERIOD_DISTRIBUTIONS[0]),
+                               prefix + "period_distribution", PERIOD_DISTRIBUTIONS)
     vcpus = read_integer(read_required(table, "vcpus", prefix + "vcpus"), prefix + "vcpus", 1,
                          MAX_VCPUS)
     periods = read_required(table, "periods", prefix + "periods")

@@ -1,8 +1,8 @@
 """Finished batches on disk, so that an interrupted sweep continues where it stopped.
 
-Each finished batch is one small JSON file, written atomically (a
-temporary file in the same folder, flushed and synced, then renamed over
-the final name with :func:`os.replace`), so a file is either whole or
+Each finished batch is one small JSON file, written atomically
+(:func:`akita.atomic.write_atomic`: a temporary file in the same folder,
+flushed and synced, then renamed over the final name), so a file is either whole or
 absent, whenever the sweep is stopped.  Only the process that runs the
 sweep writes them, as results come back from the cluster, so a task that
 the cluster ran twice (a worker lost mid-task, its task run again
@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
+
+from akita.atomic import write_atomic
 
 from .batches import Batch, BatchResult
 
@@ -43,9 +44,6 @@ class BatchStore:
         self.folder = Path(folder) / digest[:16]
         self.digest = digest
         self.tests = tests
-        mask = os.umask(0)  # read the umask (this process's only writer of these files)
-        os.umask(mask)
-        self.mode = 0o666 & ~mask
 
     def path(self, batch: Batch) -> Path:
         """The file of *batch*."""
@@ -67,17 +65,7 @@ class BatchStore:
         """Store *result* as the result of *batch*, atomically."""
         self.folder.mkdir(parents=True, exist_ok=True)
         text = json.dumps({"batch": self._key(batch), "result": result.as_json()}) + "\n"
-        handle, temporary = tempfile.mkstemp(dir=self.folder, prefix=".batch-", suffix=".tmp")
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as stream:
-                os.fchmod(stream.fileno(), self.mode)  # mkstemp makes it 0600
-                stream.write(text)
-                stream.flush()
-                os.fsync(stream.fileno())
-            os.replace(temporary, self.path(batch))
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+        write_atomic(self.path(batch), text)
 
     def _key(self, batch: Batch) -> dict[str, object]:
         u = batch.utilization

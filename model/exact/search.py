@@ -217,7 +217,7 @@ def explore(pcpu: TickPCPU, limits: Limits = Limits(),
                 return result(UNKNOWN, reason=f"state limit {limits.states:,} reached "
                                               f"(instant {t} of the search)")
             if time.perf_counter() - began > limits.seconds:
-                return result(UNKNOWN, reason=f"time limit {limits.seconds:g} s reached with "
+                return result(UNKNOWN, reason=f"wall-clock guard {limits.seconds:g} s reached with "
                                               f"{len(states):,} states (instant {t})")
     if best is not None:
         return result(UNSAFE, miss=best)

@@ -3,7 +3,9 @@
 :class:`Constraints` collects ``(name, formula)`` pairs.  :func:`solve` asks
 Z3 whether they can all hold and answers ``sat`` with a model, ``unsat``
 with the names in an unsat core (when asked for), or ``unknown`` with Z3's
-reason -- never a bare bool, and ``unknown`` is never read as either.
+reason -- never a bare bool, and ``unknown`` is never read as either.  Its
+work is limited by the current resource budget (:mod:`.resources`, a
+deterministic count) and its *timeout*, a wall-clock guard.
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ from typing import Iterable
 import attrs
 import z3
 
-__all__ = ["Constraints", "Answer", "solve"]
+from . import resources
+
+__all__ = ["Constraints", "Answer", "solve", "unknown_reason"]
 
 
 class Constraints:
@@ -57,7 +61,9 @@ def _solver(core: bool, logic: str | None = None) -> z3.Solver:
 
 def solve(constraints: Constraints, *, timeout: float, core: bool = False,
           logic: str | None = None) -> Answer:
-    """Check *constraints* with Z3 within *timeout* seconds (see :func:`_solver`)."""
+    """Check *constraints* with Z3 within the current resource budget
+    (:mod:`.resources`) and *timeout* seconds, a wall-clock guard (see
+    :func:`_solver`)."""
     solver = _solver(core, logic)
     solver.set("timeout", max(1, int(timeout * 1000)))
     if core:
@@ -67,10 +73,19 @@ def solve(constraints: Constraints, *, timeout: float, core: bool = False,
     else:
         for _, formula in constraints.items:
             solver.add(formula)
-    result = solver.check()
+    result = resources.check(solver)
     if result == z3.sat:
         return Answer("sat", model=solver.model())
     if result == z3.unsat:
         names = tuple(str(b) for b in solver.unsat_core()) if core else ()
         return Answer("unsat", core=names)
-    return Answer("unknown", reason=solver.reason_unknown())
+    return Answer("unknown", reason=unknown_reason(solver))
+
+
+def unknown_reason(solver: z3.Solver | z3.Optimize) -> str:
+    """Why *solver* answered ``unknown``: the current resource budget if it is spent
+    (:mod:`.resources`), else Z3's own reason."""
+    budget = resources.current()
+    if budget is not None and budget.spent():
+        return budget.reason()
+    return str(solver.reason_unknown())

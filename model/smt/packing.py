@@ -38,7 +38,8 @@ import z3
 from ..utilization import UtilizationSums
 from ..vm import VCPU
 from .edf_vd import Sums, as_real, evaluate, exact_value, loads_of, schedulable
-from .named import Constraints, solve
+from . import resources
+from .named import Constraints, solve, unknown_reason
 
 __all__ = [
     "EMPTY",
@@ -264,9 +265,9 @@ def optimal_packing(vcpus: Sequence[VCPU], *, timeout: float) -> OptimalPacking:
         optimize.add(formula)
     count = z3.Sum([z3.If(u, 1, 0) for u in used])
     optimize.minimize(count)
-    result = optimize.check()
+    result = resources.check(optimize)
     if result != z3.sat:
-        return OptimalPacking("unknown", reason=optimize.reason_unknown())
+        return OptimalPacking("unknown", reason=unknown_reason(optimize))
     model = optimize.model()
     assignment = tuple(
         next(j for j in range(n) if z3.is_true(model.eval(on[i][j], model_completion=True)))

@@ -71,7 +71,7 @@ def test_the_time_limit_covers_building_the_encoding():
     [answer] = answers
     assert answer.verdict.verdict == "unknown"
     reason = answer.verdict.reason
-    assert reason.startswith("time limit 0.5 s reached while building the encoding")
+    assert reason.startswith("wall-clock guard 0.5 s reached while building the encoding")
     assert reason.endswith("of 6000") or "of 6000)" in reason
 
 
@@ -81,7 +81,7 @@ def test_the_cli_says_unknown_with_the_reason_when_the_limit_is_reached(capsys):
     assert status == 3 and err == ""
     [pcpu] = json.loads(out)["pcpus"]
     assert pcpu["verdict"] == "unknown"
-    assert "time limit 0.5 s reached while building the encoding" in pcpu["reason"]
+    assert "wall-clock guard 0.5 s reached while building the encoding" in pcpu["reason"]
 
 
 def test_the_memory_ceiling_is_reported_and_put_back(tmp_path):
@@ -223,3 +223,54 @@ def test_one_vcpu_and_one_pcpu_are_singular(tmp_path, capsys):
     assert status == 0
     assert "1 vCPU (hi/0)" in text and "1 vCPUs" not in text
     assert "proved on 1 of 1 pCPU." in text and "1 pCPUs" not in text
+
+
+# -- deterministic limits: --rlimit decides, --timeout guards the whole command ------------
+
+THREE_PCPUS = """
+[host]
+pcpus = 3
+phases = "synchronous"
+""" + "".join(f"""
+[[vm]]
+name = "hi{i}"
+criticality = "HI"
+period = "10ms"
+c_opt = "4ms"
+c_pes = "8ms"
+""" for i in range(3))
+
+
+def test_a_tiny_resource_budget_answers_unknown_naming_the_budget(capsys, tmp_path):
+    host = tmp_path / "three.toml"
+    host.write_text(THREE_PCPUS)
+    status, out, err = cli(capsys, "check", host, "--rlimit", 50, "--json")
+    assert status == 3 and err == ""
+    pcpus = json.loads(out)["pcpus"]
+    assert len(pcpus) == 3
+    for pcpu in pcpus:
+        assert pcpu["verdict"] == "unknown"
+        assert "resource limit reached" in pcpu["reason"] and "of 50 units" in pcpu["reason"]
+
+
+def test_the_same_budget_proves_each_pcpu(capsys, tmp_path):
+    host = tmp_path / "three.toml"
+    host.write_text(THREE_PCPUS)
+    status, out, _ = cli(capsys, "check", host, "--json")
+    assert status == 0
+    assert [p["verdict"] for p in json.loads(out)["pcpus"]] == ["proved"] * 3
+
+
+def test_the_timeout_bounds_the_whole_command_not_each_pcpu():
+    """Old code: each pCPU had the whole --timeout, so 100 pCPUs ran 100 times it."""
+    host = load_host_text(THREE_PCPUS)
+    answers = check_host(host, timeout=0.001, rlimit=0)
+    assert [a.verdict.verdict for a in answers] == ["unknown"] * 3
+    later = [a.verdict.reason for a in answers[1:]]
+    assert all("for the whole host reached before this pCPU's check began" in r for r in later)
+
+
+def load_host_text(text):
+    from akita.model import loads_host
+
+    return loads_host(text)

@@ -1,6 +1,8 @@
 """``akita prove``: the JSON document, the table, --list, exit statuses, one-line errors."""
 
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -9,7 +11,8 @@ from akita.proofs import manifest
 from akita.proofs.obligation import Obligation
 from akita.proofs.verdict import ProofVerdict
 
-KEYS = {"name", "rules", "scope", "expected", "verdict", "seconds", "counterexample", "reason"}
+KEYS = {"name", "rules", "scope", "expected", "verdict", "seconds", "counterexample", "reason",
+        "rlimit", "rlimit_used"}
 
 
 def prove(capsys, *args):
@@ -97,7 +100,7 @@ def test_an_unexpected_verdict_exits_1_and_keeps_its_counterexample(capsys, fake
 def test_unknown_is_never_a_pass(capsys, fake_manifest, name):
     fake_manifest("holds", name)
     status, out, _ = prove(capsys, "--json")
-    assert status == 1
+    assert status == 3
     assert json.loads(out)["obligations"][1]["verdict"] == "unknown"
 
 
@@ -105,7 +108,7 @@ def test_a_crashing_check_is_unknown_and_the_run_goes_on(capsys, fake_manifest):
     fake_manifest("crashes", "holds")
     status, out, _ = prove(capsys, "--json")
     first, second = json.loads(out)["obligations"]
-    assert status == 1
+    assert status == 3
     assert first["verdict"] == "unknown" and "RuntimeError: boom" in first["reason"]
     assert second["verdict"] == "proved"
 
@@ -179,6 +182,7 @@ def test_list_json(capsys, fake_manifest):
                 "scope": "nothing",
                 "expected": "proved",
                 "timeout": 60.0,
+                "rlimit": 0,
                 "statement": "A claim that holds (fake, for the CLI tests).",
             },
             {
@@ -187,6 +191,7 @@ def test_list_json(capsys, fake_manifest):
                 "scope": "nothing",
                 "expected": "refuted",
                 "timeout": 60.0,
+                "rlimit": 0,
                 "statement": "A claim that fails (fake, for the CLI tests).",
             },
         ]
@@ -209,3 +214,54 @@ def test_progress_bar_only_on_a_terminal(capsys, fake_manifest, monkeypatch):
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
     status, out, _ = prove(capsys, "--json")
     assert status == 0 and len(json.loads(out)["obligations"]) == 2  # stdout stays pure JSON
+
+
+# -- deterministic limits: a budget of Z3's resource count decides, the clock only guards --
+
+
+@pytest.mark.parametrize("name", ["hi_guarantee_fig5", "edf_vd_test_is_monotone",
+                                  "negative_control_x_never_grows"])
+def test_a_tiny_resource_budget_answers_unknown_never_a_pass(capsys, name):
+    """A budget too small to decide gives ``unknown`` with the budget named, and the
+    exit status for unknown (3) -- for a safety obligation and for a negative control."""
+    status, out, _ = prove(capsys, "--json", "--rlimit", "50", name)
+    [outcome] = json.loads(out)["obligations"]
+    assert status == 3
+    assert outcome["verdict"] == "unknown" and outcome["rlimit"] == 50
+    assert outcome["reason"] is not None and "resource limit reached" in outcome["reason"]
+    assert "wall-clock" not in outcome["reason"]
+
+
+def test_the_same_command_spends_the_same_count_and_gives_the_same_verdict():
+    """What an obligation spends is a count, not a time: the same command, run twice,
+    spends the same however long each run took.  (Within one process the count of a
+    second run differs a little -- Z3 keeps state between queries -- hence processes.)"""
+    command = [sys.executable, "-c", "from akita.cli import main; main()", "prove", "--json",
+               "--rlimit", "0", "first_fit_placements_are_valid", "edf_vd_test_is_monotone"]
+    runs = [json.loads(subprocess.run(command, capture_output=True, text=True, timeout=600,
+                                      check=True).stdout)["obligations"] for _ in range(2)]
+    assert [(o["verdict"], o["rlimit_used"]) for o in runs[0]] == \
+        [(o["verdict"], o["rlimit_used"]) for o in runs[1]]
+    assert all(o["verdict"] == "proved" and o["rlimit_used"] > 0 for o in runs[0])
+
+
+def test_each_calibrated_budget_belongs_to_an_obligation_and_is_taken():
+    from akita.proofs.rlimits import RLIMITS
+
+    by_name = {o.name: o for o in manifest.load()}
+    assert set(RLIMITS) <= set(by_name) and RLIMITS
+    assert all(by_name[name].rlimit == budget > 0 for name, budget in RLIMITS.items())
+
+
+def test_every_obligation_has_a_calibrated_budget():
+    from akita.proofs.rlimits import RLIMITS
+
+    assert {o.name for o in manifest.load()} == set(RLIMITS)
+
+
+def test_the_guard_is_reported_as_the_guard_never_as_a_verdict(capsys):
+    status, out, _ = prove(capsys, "--json", "--rlimit", "0", "--guard", "0.001",
+                           "hi_guarantee_fig5")
+    [outcome] = json.loads(out)["obligations"]
+    assert status == 3 and outcome["verdict"] == "unknown"
+    assert outcome["reason"].startswith("wall-clock guard 0.001 s reached")

@@ -23,7 +23,7 @@ from akita.proofs.schedule_check import check_schedule
 
 def test_a_passed_deadline_stops_the_unrolling_and_says_where():
     deadline = Deadline(0.0)
-    with pytest.raises(LimitReached, match=r"^time limit 0 s reached while building the "
+    with pytest.raises(LimitReached, match=r"^wall-clock guard 0 s reached while building the "
                                            r"encoding while declaring the jobs \(at tick 0 of 7\)$"):
         unroll(example_pcpu("fig5"), 7, watch=deadline.watch)
     ticks = []
@@ -43,7 +43,7 @@ def test_a_check_whose_time_is_spent_is_unknown_never_a_pass():
     verdict = check_schedule(example_pcpu("fig5"), 20, lambda u: z3.BoolVal(False),
                              timeout=60, what="nothing", deadline=Deadline(0.0))
     assert verdict.verdict == "unknown"
-    assert verdict.reason.startswith("time limit 0 s reached while building the encoding")
+    assert verdict.reason.startswith("wall-clock guard 0 s reached while building the encoding")
 
 
 def test_the_search_runs_in_a_child_and_answers():
@@ -55,7 +55,7 @@ def test_a_search_that_outlives_the_deadline_is_stopped():
     """Old code: Z3's preprocessing ran 30 s past its own 5 s limit, in this process,
     and nothing could stop it."""
     with pytest.raises(LimitReached,
-                       match=r"^time limit 0.2 s reached while solving \(Z3 was stopped\)$"):
+                       match=r"^wall-clock guard 0.2 s reached while solving \(Z3 was stopped\)$"):
         within(Deadline(0.2), lambda: time.sleep(20))
 
 
@@ -76,6 +76,6 @@ def test_z3_reasons_in_the_words_of_the_limit():
         assert explain_unknown(b"out of memory", deadline, "building the encoding") == (
             "memory limit 100 MB reached while building the encoding (Z3: out of memory)")
     assert explain_unknown("timeout", deadline) == (
-        "time limit 5 s reached while solving (Z3: timeout)")
+        "wall-clock guard 5 s reached while solving (Z3: timeout)")
     assert explain_unknown("incomplete quantifiers", deadline) == "Z3: incomplete quantifiers"
     assert explain_unknown(None, deadline) == "Z3: no reason given"

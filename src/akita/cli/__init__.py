@@ -3,20 +3,26 @@
 Every command prints a table for people by default and, with ``--json``,
 one JSON document on stdout for machines.  Exit status: 0 success, 1 a
 negative answer (e.g. a VM rejected), 2 bad input -- reported as one line on
-stderr naming the file, the VM and the field, never as a traceback.
+stderr naming the file, the VM and the field, never as a traceback -- or a file
+that could not be written, 130 interrupted (Ctrl-C), with one line saying what
+was kept and how to go on.  Bare ``akita`` prints the help (status 0).
 """
 
 from __future__ import annotations
 
 import gc
 import importlib
+import os
 import sys
 
 import click
 
 from akita.model import ModelError
 
-__all__ = ["cli", "main", "run"]
+__all__ = ["cli", "main", "run", "EXIT_INTERRUPTED"]
+
+#: The exit status of a command stopped by Ctrl-C (``SIGINT``): 128 + 2, as shells report it.
+EXIT_INTERRUPTED = 130
 
 #: Command name -> the module of :mod:`akita.cli` that defines it (a ``click`` command of
 #: the same name).  A command's module is imported when the command runs, so ``akita
@@ -62,11 +68,18 @@ def cli() -> None:
 def run(argv: list[str] | None = None) -> int:
     """Run the command line on *argv* and return its exit status.
 
-    Bad input (a :class:`~akita.model.ModelError` or a usage error) is
-    reported as one line on stderr and gives status 2.
+    Bad input (a :class:`~akita.model.ModelError` or a usage error), or a
+    file that cannot be written, is reported as one line on stderr and gives
+    status 2; Ctrl-C, as one line saying what was kept, status 130.
     """
+    from akita.atomic import kept
+
+    args = sys.argv[1:] if argv is None else list(argv)
+    before = len(kept())
     try:
-        status = cli.main(args=argv, prog_name="akita", standalone_mode=False)
+        status = _invoke(args or ["--help"])  # bare ``akita``: the help, status 0
+    except KeyboardInterrupt:
+        return _interrupted(kept()[before:])
     except ModelError as error:
         return _fail(str(error))
     except click.UsageError as error:
@@ -79,9 +92,40 @@ def run(argv: list[str] | None = None) -> int:
     return 0 if status is None else status
 
 
+def _invoke(args: list[str]) -> int | None:
+    """Run the command *args* the way ``cli.main(standalone_mode=False)`` does, but let
+    Ctrl-C through as :class:`KeyboardInterrupt` (``click`` would print an empty line
+    and turn it into an ``Abort``)."""
+    try:
+        with cli.make_context("akita", args) as ctx:
+            status = cli.invoke(ctx)
+    except click.exceptions.Exit as leave:  # --help, --version
+        return leave.exit_code
+    return status if isinstance(status, int) else None
+
+
+def _interrupted(files: list[str]) -> int:
+    """Say, on one line, that the command was interrupted, which finished *files* it kept
+    (every file is written whole or not at all, :mod:`akita.atomic`) and how to go on."""
+    from .outputs import resume_hint
+
+    shown = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
+    what = (f"kept {len(files)} finished file{'s' if len(files) != 1 else ''} ({shown})"
+            if files else "no file written")
+    click.echo(f"akita: interrupted: {what}, no partial file; {resume_hint()}", err=True)
+    return EXIT_INTERRUPTED
+
+
 def main() -> None:
     """The ``akita`` console script."""
     status = run()
+    if status == EXIT_INTERRUPTED:
+        # Leave at once: the interpreter's shutdown would run Z3's finalizers on
+        # half-torn-down modules (a ``__del__`` traceback seen after Ctrl-C); every file
+        # was already closed and renamed, or removed, while the interrupt unwound.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
     # What the command made is still referenced at exit, and the interpreter's last
     # collection would walk it all for nothing (about 10 ms of a short ``akita simulate``,
     # bench/README.md): freeze it, so that the collector skips it (decision 102).

@@ -25,14 +25,17 @@ __all__ = ["admit", "counted", "phases_line", "placement_json", "print_placement
 @click.argument("host_file", metavar="HOST.toml", type=click.Path(dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print the placement as JSON on stdout.")
 @click.option("--exact-states", default=DEFAULT_LIMITS.states, show_default=True, type=int,
-              help="test = \"exact\": the most states one pCPU's search may keep (then UNKNOWN).")
+              help="test = \"exact\": the most states one pCPU's search may keep (then "
+                   "UNKNOWN): the deterministic limit that decides.")
 @click.option("--exact-seconds", default=DEFAULT_LIMITS.seconds, show_default=True, type=float,
-              help="test = \"exact\": the most seconds one pCPU's search may take (then UNKNOWN).")
+              help="test = \"exact\": a wall-clock guard on one pCPU's search, in seconds "
+                   "(then UNKNOWN, said to be the guard); an outer bound only.")
 def admit(host_file: str, as_json: bool, exact_states: int, exact_seconds: float) -> int:
     """Place the VMs of HOST.toml by first fit and say which are admitted.
 
-    Exit status 0 if every VM is admitted, 1 if some VM is rejected, 2 if the
-    file is bad.
+    Exit status 0 if every VM is admitted, 1 if some VM is rejected, 4 if the
+    host declares no VM (nothing to admit, as ``check`` and ``verify`` answer
+    it), 2 if the file is bad.
     """
     host = load_host(host_file)
     exact = _exact_test(host, exact_states, exact_seconds)
@@ -42,6 +45,12 @@ def admit(host_file: str, as_json: bool, exact_states: int, exact_seconds: float
         click.echo(json.dumps(placement_json(placement, host, trials)))
     else:
         print_placement(placement, host=host, trials=trials)
+    if not host.vms:  # "every VM admitted" would be vacuous: say there was nothing
+        from akita.proofs.host_check import EXIT_NOTHING
+
+        if not as_json:
+            click.echo("Nothing to admit: the host declares no VM.")
+        return EXIT_NOTHING
     return 0 if placement.admitted else 1
 
 

@@ -1,7 +1,9 @@
 """``akita check HOST.toml``: prove the HI guarantee on every pCPU with Z3.
 
-The limits hold: ``--timeout`` bounds each pCPU's check as a whole (building
-the encoding included) and ``--max-memory`` caps Z3's memory; a limit
+The limits hold: ``--rlimit`` is each pCPU's budget of Z3's resource count,
+the limit that decides (deterministic: the same verdict on a quiet or a
+loaded machine); ``--timeout`` is a wall-clock guard over the whole command
+(building the encodings included); ``--max-memory`` caps Z3's memory; a limit
 reached is ``unknown`` with the reason.  Nothing is omitted: a VM that first
 fit rejected is named (it is in no proof), and a pCPU without a HI vCPU
 answers ``nothing to prove``, which is not counted as a proof.  The check
@@ -26,6 +28,8 @@ from rich.table import Table
 
 from akita.model import ModelError, Placement, first_fit, format_duration, load_host
 from akita.proofs.host_check import (
+    DEFAULT_RLIMIT,
+    DEFAULT_TIMEOUT,
     EXIT_NOTHING,
     HostProgress,
     PCPUCheck,
@@ -49,10 +53,16 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def timeout_option(function: F) -> F:
-    """``--timeout``, shared by ``check`` and ``verify``."""
+    """``--timeout`` and ``--rlimit``, shared by ``check`` and ``verify``."""
+    function = click.option(
+        "--rlimit", default=DEFAULT_RLIMIT, show_default=True, type=click.IntRange(min=0),
+        help="Each pCPU's budget of Z3's resource count (0: none), the limit that decides: "
+             "the same budget gives the same verdict on a quiet or a loaded machine.",
+    )(function)
     return click.option(
-        "--timeout", default=60.0, show_default=True, type=float,
-        help="Seconds each pCPU's check may take in all, building the encoding included.",
+        "--timeout", default=DEFAULT_TIMEOUT, show_default=True, type=float,
+        help="Wall-clock guard, in seconds, over the whole command (every pCPU, building "
+             "the encodings included); an outer bound only.",
     )(function)
 
 
@@ -80,7 +90,7 @@ def horizon_options(function: F) -> F:
               help="Write each counterexample as a host file and traces under this folder.")
 @click.option("--json", "as_json", is_flag=True, help="Print the verdicts as JSON.")
 def check(host_file: str, policy: str, hyperperiods: int, max_ticks: int, max_memory: int,
-          timeout: float, save_to: str | None, as_json: bool) -> int:
+          timeout: float, rlimit: int, save_to: str | None, as_json: bool) -> int:
     """Check, for every behaviour in scope, that no HI job misses on any pCPU of HOST.toml.
 
     Exit status 0 every pCPU with a HI vCPU proved; 1 a pCPU refuted or a VM rejected
@@ -97,6 +107,7 @@ def check(host_file: str, policy: str, hyperperiods: int, max_ticks: int, max_me
     placement = first_fit(host)
     with progress_bar() as report:
         answers = check_host(host, policy, hyperperiods=hyperperiods, timeout=timeout,
+                             rlimit=rlimit,
                              max_ticks=max_ticks, save_to=save_to, placement=placement,
                              memory_mb=max_memory, progress=report)
     status = status_of(answers, rejected_vms(placement))

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from typing import TextIO
@@ -148,15 +147,10 @@ def _whole(path: str | None) -> Iterator[TextIO | None]:
     if path is None:
         yield None
         return
-    folder = os.path.dirname(os.path.abspath(path))
-    handle, scratch = tempfile.mkstemp(dir=folder, prefix=".timeline-", suffix=".json")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            yield out
-        os.replace(scratch, path)
-    finally:
-        if os.path.exists(scratch):
-            os.unlink(scratch)
+    from akita.atomic import atomic_file
+
+    with atomic_file(path) as out:
+        yield out
 
 
 #: How many VMs' phases the printed report names.

@@ -21,7 +21,10 @@ if TYPE_CHECKING:  # pathlib and tempfile are loaded when a folder is checked, n
     from pathlib import Path
 
 __all__ = ["writable_file", "writable_folder", "require_matplotlib", "write_results",
-           "one_cluster"]
+           "one_cluster", "on_interrupt", "resume_hint"]
+
+#: How the running command goes on after Ctrl-C, said by the command (:func:`on_interrupt`).
+_RESUME: list[str] = []
 
 
 def writable_file(option: str, path: str | os.PathLike[str] | None) -> None:
@@ -74,8 +77,10 @@ def require_matplotlib(what: str, escape: str | None = None) -> None:
 def write_results(out: Path, name: str, document: dict[str, Any], csv: str) -> list[str]:
     """Write *document* as ``NAME.json`` (indented) and *csv* as ``NAME.csv`` in folder
     *out* (checked beforehand by :func:`writable_folder`); the names written."""
-    (out / f"{name}.json").write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
-    (out / f"{name}.csv").write_text(csv, encoding="utf-8")
+    from akita.atomic import write_atomic
+
+    write_atomic(out / f"{name}.json", json.dumps(document, indent=1) + "\n")
+    write_atomic(out / f"{name}.csv", csv)
     return [f"{name}.csv", f"{name}.json"]
 
 
@@ -85,3 +90,15 @@ def one_cluster(workers: int | None, scheduler: str | None) -> None:
     if workers is not None and scheduler is not None:
         raise click.UsageError("--workers and --scheduler exclude each other: --scheduler runs "
                                "on the workers of the cluster it names")
+
+
+def on_interrupt(how: str) -> None:
+    """Say how the running command goes on if it is interrupted (e.g. ``"a rerun with the
+    same --out resumes from the finished batches"``)."""
+    _RESUME[:] = [how]
+
+
+def resume_hint() -> str:
+    """How the interrupted command goes on: what it said (:func:`on_interrupt`), or a
+    rerun."""
+    return _RESUME[0] if _RESUME else "rerun the command to start again"

@@ -15,10 +15,10 @@ from rich.table import Table
 
 from akita.model import ModelError
 from akita.proofs import manifest
-from akita.proofs.obligation import Obligation, Outcome, discharge
-from akita.proofs.verdict import ProofVerdict
+from akita.proofs.obligation import GUARD_FACTOR, Obligation, Outcome, discharge
+from akita.proofs.verdict import UNKNOWN, ProofVerdict
 
-__all__ = ["prove", "select", "run_obligations", "outcomes_json"]
+__all__ = ["prove", "select", "run_obligations", "outcomes_json", "status_of"]
 
 
 @click.command(short_help="Discharge the proof obligations.")
@@ -32,12 +32,25 @@ __all__ = ["prove", "select", "run_obligations", "outcomes_json"]
     is_flag=True,
     help="List the obligations with their statements; prove nothing.",
 )
-def prove(names: tuple[str, ...], as_json: bool, as_list: bool) -> int:
+@click.option("--rlimit", type=click.IntRange(min=0), default=None, metavar="UNITS",
+              help="Each obligation's budget of Z3's resource count, the limit that decides "
+                   "(default: each obligation's calibrated budget; 0: none).  The same "
+                   "budget gives the same verdict on a quiet or a loaded machine.")
+@click.option("--guard", type=click.FloatRange(min=0, min_open=True), default=None,
+              metavar="SECONDS",
+              help=f"Each obligation's wall-clock guard, an outer bound only (default: "
+                   f"{GUARD_FACTOR} times its declared seconds).")
+def prove(names: tuple[str, ...], as_json: bool, as_list: bool, rlimit: int | None,
+          guard: float | None) -> int:
     """Discharge the proof obligations (all, or those NAMEd) and compare each
     verdict with the expected one.
 
-    Exit status 0 if every verdict is the expected one, 1 if some verdict is
-    not (an "unknown" verdict is never a pass), 2 if a NAME is unknown.
+    Each check is limited by its budget of Z3's resource count (deterministic:
+    the verdict does not depend on the machine's load) and, as an outer guard
+    only, by the clock; a limit reached answers "unknown", which is never a
+    pass.  Exit status 0 if every verdict is the expected one, 1 if some
+    verdict contradicts it, 3 if none does but some is "unknown", 2 if a NAME
+    is unknown.
     """
     chosen = select(manifest.load(), names)
     if as_list:
@@ -46,12 +59,22 @@ def prove(names: tuple[str, ...], as_json: bool, as_list: bool) -> int:
         else:
             _print_list(chosen)
         return 0
-    outcomes = run_obligations(chosen)
+    outcomes = run_obligations(chosen, rlimit=rlimit, guard=guard)
     if as_json:
         click.echo(json.dumps(outcomes_json(outcomes)))
     else:
         _print_table(outcomes, detailed=bool(names))
-    return 0 if all(outcome.passed for outcome in outcomes) else 1
+    return status_of(outcomes)
+
+
+def status_of(outcomes: Sequence[Outcome]) -> int:
+    """0 every verdict the expected one; 1 some verdict the opposite; else 3 (some
+    ``unknown``: a limit was reached, never a pass)."""
+    if all(outcome.passed for outcome in outcomes):
+        return 0
+    if any(o.verdict.verdict != UNKNOWN and not o.passed for o in outcomes):
+        return 1
+    return 3
 
 
 def select(obligations: Sequence[Obligation], names: Iterable[str]) -> list[Obligation]:
@@ -69,14 +92,15 @@ def select(obligations: Sequence[Obligation], names: Iterable[str]) -> list[Obli
     return [by_name[name] for name in names] if names else list(obligations)
 
 
-def run_obligations(obligations: Sequence[Obligation]) -> list[Outcome]:
+def run_obligations(obligations: Sequence[Obligation], *, rlimit: int | None = None,
+                    guard: float | None = None) -> list[Outcome]:
     """Discharge each obligation in turn, with a progress bar on stderr if it is a terminal.
 
     A check that raises does not stop the run: its verdict is ``unknown``,
     with the exception as the reason.
     """
     if not sys.stderr.isatty():
-        return [_discharge(obligation) for obligation in obligations]
+        return [_discharge(obligation, rlimit, guard) for obligation in obligations]
     outcomes = []
     columns = (
         TextColumn("{task.description}"),
@@ -88,15 +112,15 @@ def run_obligations(obligations: Sequence[Obligation]) -> list[Outcome]:
         task = progress.add_task("proving", total=len(obligations))
         for obligation in obligations:
             progress.update(task, description=f"proving {obligation.name}")
-            outcomes.append(_discharge(obligation))
+            outcomes.append(_discharge(obligation, rlimit, guard))
             progress.advance(task)
     return outcomes
 
 
-def _discharge(obligation: Obligation) -> Outcome:
+def _discharge(obligation: Obligation, rlimit: int | None, guard: float | None) -> Outcome:
     start = time.perf_counter()
     try:
-        return discharge(obligation)
+        return discharge(obligation, rlimit=rlimit, guard=guard)
     except Exception as error:  # noqa: BLE001 - a crashing check is reported, never a pass
         verdict = ProofVerdict.unknown(f"the check raised {type(error).__name__}: {error}")
         return Outcome(obligation, verdict, time.perf_counter() - start)
@@ -114,6 +138,7 @@ def _listing(obligation: Obligation) -> dict:
         "scope": obligation.scope,
         "expected": obligation.expected,
         "timeout": obligation.timeout,
+        "rlimit": obligation.rlimit,
         "statement": obligation.statement,
     }
 
@@ -123,7 +148,8 @@ def _print_list(obligations: Sequence[Obligation]) -> None:
     for obligation in obligations:
         console.print(
             f"[bold]{escape(obligation.name)}[/bold]  expected {obligation.expected}, "
-            f"timeout {obligation.timeout:g} s"
+            f"budget {obligation.rlimit:,} rlimit units, guard "
+            f"{GUARD_FACTOR * obligation.timeout:g} s"
         )
         console.print(f"  scope: {escape(obligation.scope)}")
         console.print(f"  {escape(obligation.statement)}")

@@ -18,7 +18,7 @@ from akita.experiments.registry import experiment_named
 from akita.experiments.switch_cost import MEASURED_NS
 from akita.model import ModelError, parse_duration
 
-from .outputs import require_matplotlib, writable_folder
+from .outputs import on_interrupt, require_matplotlib, writable_folder
 
 __all__ = ["reproduce"]
 
@@ -56,6 +56,8 @@ def reproduce(name: str, out_dir: str, quick: bool, switch_cost_text: str | None
     require_matplotlib("akita reproduce draws its plots")
     writable_folder("--out", out_dir)
     out = Path(out_dir)
+    on_interrupt("each experiment's files are written when it ends; rerun the command to run "
+                 "them again")
     console = Console(stderr=True) if sys.stderr.isatty() else None
     announce = None if console is None else (
         lambda e: console.print(f"running {e.name}: {e.title}"))

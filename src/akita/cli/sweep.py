@@ -14,7 +14,8 @@ from rich.table import Table
 from akita.model import format_duration
 from akita.sweep import SweepResult, load_spec, run_sweep
 
-from .outputs import one_cluster, require_matplotlib, writable_folder, write_results
+from .outputs import (one_cluster, on_interrupt, require_matplotlib, writable_folder,
+                      write_results)
 from .progress import stderr_bar
 
 __all__ = ["sweep", "print_sweep"]
@@ -53,6 +54,8 @@ def sweep(spec_file: str, workers: int | None, scheduler: str | None, out_dir: s
         require_matplotlib("akita sweep draws its plot", escape="--no-plot")
     writable_folder("--out", out_dir)
     out, name = Path(out_dir), Path(spec_file).stem
+    on_interrupt(f"a rerun with the same spec and --out resumes from the finished batches "
+                 f"kept in {out / (name + '-batches')}")
     started = time.perf_counter()
     with stderr_bar("sweeping", unit="sets") as update:
         report = None if update is None else \

@@ -55,7 +55,8 @@ EXIT_BROKEN = 5
 @hi_mode_order_option
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 def verify(host_file: str | None, duration_text: str, seed: int, hyperperiods: int,
-           max_ticks: int, max_memory: int, timeout: float, hi_mode_order: str | None,
+           max_ticks: int, max_memory: int, timeout: float, rlimit: int,
+           hi_mode_order: str | None,
            as_json: bool) -> int:
     """Admit HOST.toml (default: the paper's Figure 5 host), prove the HI guarantee on each
     pCPU, and simulate it briefly under Akita.
@@ -81,6 +82,7 @@ def verify(host_file: str | None, duration_text: str, seed: int, hyperperiods: i
     placement = first_fit(host)
     with progress_bar() as report:
         checks = check_host(host, "akita", hyperperiods=hyperperiods, timeout=timeout,
+                            rlimit=rlimit,
                             max_ticks=max_ticks, placement=placement, memory_mb=max_memory,
                             progress=report)
     result = simulate(host, "akita", duration=duration, seed=seed)
