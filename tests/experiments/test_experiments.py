@@ -91,11 +91,17 @@ def results(quick_run):
     return quick_run[:2]
 
 
+@pytest.fixture(scope="module", params=["tiny", pytest.param("quick", marks=pytest.mark.long)])
+def drawn(request):
+    """Every figure drawn, by experiment: at the tiny spans (the fast tier) and at the
+    ``--quick`` spans (the long tier)."""
+    return request.getfixturevalue(f"{request.param}_run")[2]
+
+
 @pytest.fixture(scope="module")
-def figures(tiny_run):
-    """fig4, fig5, fig7 and fig8's figures, in that order (their looks do not depend on
-    the span)."""
-    return [tiny_run[2][name] for name in ("fig4", "fig5", "fig7", "fig8")]
+def figures(drawn):
+    """fig4, fig5, fig7 and fig8's figures, in that order."""
+    return [drawn[name] for name in ("fig4", "fig5", "fig7", "fig8")]
 
 
 def test_every_experiment_is_listed():
@@ -163,10 +169,10 @@ def test_help_lists_every_experiment_from_the_registry(capsys):
         assert experiment.title in " ".join(out.split()) and name in line
 
 
-def test_every_plot_has_a_title(tiny_run):
+def test_every_plot_has_a_title(drawn):
     # Before issue 13 (8): Fig. 4, 5 and 8 had none.
-    assert set(tiny_run[2]) == set(EXPERIMENTS)
-    for fig in tiny_run[2].values():
+    assert set(drawn) == set(EXPERIMENTS)
+    for fig in drawn.values():
         suptitle = fig._suptitle.get_text() if fig._suptitle is not None else ""
         assert suptitle or all(ax.get_title() for ax in fig.axes), fig
 
