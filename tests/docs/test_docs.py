@@ -4,9 +4,13 @@ and its examples run and print what the pages say."""
 import os
 import re
 
+import pytest
 from sphinx.cmd.build import build_main
+
 from repo import DOCS
 
+# The whole specification built twice (html and doctest): the long tier.
+pytestmark = pytest.mark.long
 
 
 def test_docs_build_warning_free(tmp_path):

@@ -1,10 +1,17 @@
 """``akita reproduce``: every experiment runs, writes its files, and its claims come out as documented.
 
-The experiments run here with ``--quick`` (shorter spans); the figures in
-the docs come from full runs (``akita reproduce all --out docs/experiments``).
-A claim the model reproduces must keep holding; a claim it does not
-reproduce (each with its reason in the docs) must keep not holding, so that
-a change to a policy that alters either shows up here.
+The long tier (``pytest -m long``) runs the experiments with ``--quick``
+(shorter spans); the figures in the docs come from full runs (``akita
+reproduce all --out docs/experiments``).  A claim the model reproduces must
+keep holding; a claim it does not reproduce (each with its reason in the
+docs) must keep not holding, so that a change to a policy that alters
+either shows up here.
+
+The fast tier runs ``reproduce all --quick`` once more with every simulated
+span cut to :data:`TINY` (a fraction of a second): every experiment's whole
+code path -- its runs, its table, its claims, its plots, the files it
+writes -- and the plots' looks, but not the verdicts, which need the
+``--quick`` spans.
 """
 
 from __future__ import annotations
@@ -41,19 +48,42 @@ EXPECTED = {
 }
 
 
-@pytest.fixture(scope="module")
-def quick_run(tmp_path_factory):
-    """``reproduce all --quick``: its folder, its exit status, and every figure it drew,
-    by experiment (caught as :func:`akita.experiments.plotting.save` closes it)."""
+#: The simulated span of each run in the fast tier (ns): 200 ms, but fig7 at its
+#: ``--quick`` span (4 s, a fraction of a second to run): its halves need three 500 ms
+#: windows, and at 1.5 s its first claim fails without saying why.
+TINY = {"fig7": 4 * S}
+TINY_DEFAULT = S // 5
+
+
+def reproduce_all(out, *, tiny: bool):
+    """``reproduce all --quick`` into *out* (every span cut to :data:`TINY` if *tiny*): its
+    folder, its exit status, and every figure it drew, by experiment (caught as
+    :func:`akita.experiments.plotting.save` closes it)."""
     import matplotlib.pyplot as plt
 
-    out = tmp_path_factory.mktemp("reproduce")
+    from akita.experiments.experiment import Experiment
+
     caught = []
     close = plt.close
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(plt, "close", lambda fig=None: (caught.append(fig), close(fig)))
+        if tiny:
+            patch.setattr(Experiment, "duration",
+                          lambda self, quick: TINY.get(self.name, TINY_DEFAULT))
         status = run(["reproduce", "all", "--quick", "--out", str(out), "--json"])
     return out, status, dict(zip(EXPERIMENTS, caught))
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory):
+    """``reproduce all --quick``, as shipped (the long tier)."""
+    return reproduce_all(tmp_path_factory.mktemp("reproduce"), tiny=False)
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    """``reproduce all --quick`` at the spans of :data:`TINY` (the fast tier)."""
+    return reproduce_all(tmp_path_factory.mktemp("tiny"), tiny=True)
 
 
 @pytest.fixture(scope="module")
@@ -61,27 +91,47 @@ def results(quick_run):
     return quick_run[:2]
 
 
+@pytest.fixture(scope="module", params=["tiny", pytest.param("quick", marks=pytest.mark.long)])
+def drawn(request):
+    """Every figure drawn, by experiment: at the tiny spans (the fast tier) and at the
+    ``--quick`` spans (the long tier)."""
+    return request.getfixturevalue(f"{request.param}_run")[2]
+
+
 @pytest.fixture(scope="module")
-def figures(quick_run):
+def figures(drawn):
     """fig4, fig5, fig7 and fig8's figures, in that order."""
-    return [quick_run[2][name] for name in ("fig4", "fig5", "fig7", "fig8")]
+    return [drawn[name] for name in ("fig4", "fig5", "fig7", "fig8")]
 
 
 def test_every_experiment_is_listed():
     assert set(EXPECTED) == set(EXPERIMENTS)
 
 
-@pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_claims_come_out_as_documented(results, name):
-    out, status = results
+def written_claims(out, status, name) -> list[str]:
+    """The verdicts of experiment *name*'s claims, once its files are checked: exit 0, the
+    JSON, Markdown and reST written, every plot drawn, every claim not reproduced saying why."""
     assert status == 0
     doc = json.loads((out / f"{name}.json").read_text())
-    assert [c["verdict"] for c in doc["claims"]] == EXPECTED[name], doc["claims"]
     for claim in doc["claims"]:
         assert claim["verdict"] != "not reproduced" or claim["why"], claim
     for suffix in (".md", ".rst"):
         assert (out / f"{name}{suffix}").read_text().strip()
     assert doc["plots"] and all((out / plot).stat().st_size > 0 for plot in doc["plots"])
+    return [c["verdict"] for c in doc["claims"]]
+
+
+@pytest.mark.long
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_claims_come_out_as_documented(results, name):
+    assert written_claims(*results, name) == EXPECTED[name]
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_every_experiment_runs_through_at_a_tiny_span(tiny_run, name):
+    verdicts = written_claims(*tiny_run[:2], name)
+    assert len(verdicts) == len(EXPECTED[name])
+    assert set(verdicts) <= {"reproduced", "not reproduced", "qualitative only"}
 
 
 def test_runs_are_byte_for_byte_repeatable(tmp_path):
@@ -119,10 +169,10 @@ def test_help_lists_every_experiment_from_the_registry(capsys):
         assert experiment.title in " ".join(out.split()) and name in line
 
 
-def test_every_plot_has_a_title(quick_run):
+def test_every_plot_has_a_title(drawn):
     # Before issue 13 (8): Fig. 4, 5 and 8 had none.
-    assert set(quick_run[2]) == set(EXPERIMENTS)
-    for fig in quick_run[2].values():
+    assert set(drawn) == set(EXPERIMENTS)
+    for fig in drawn.values():
         suptitle = fig._suptitle.get_text() if fig._suptitle is not None else ""
         assert suptitle or all(ax.get_title() for ax in fig.axes), fig
 
@@ -161,6 +211,7 @@ def test_legends_cover_no_data(figures):
 # deadlines, ties to host order), fig5's memcached ran at 15% of the pCPU.
 
 
+@pytest.mark.long
 def test_fig7_gives_each_lo_vm_between_10_and_20_percent_beside_the_hi_vm_at_50(results):
     out, _ = results
     halves = json.loads((out / "fig7.json").read_text())["data"]["halves"]
@@ -196,6 +247,7 @@ def test_fig5_runs_memcached_at_the_papers_load_beside_staggered_lookbusy_vms():
     assert len({vm.workload.offset for vm in host.vms if not vm.is_hi}) == 3
 
 
+@pytest.mark.long
 @pytest.mark.rule("R3", "R7")
 def test_fig5_akita_tail_grows_with_budgets_enforced_and_the_note_says_why(results):
     """Under the default ``hi_mode_order = "capped"`` memcached's requests past its C_pes
@@ -246,6 +298,7 @@ def test_the_hosts_of_the_papers_testbed_draw_their_phases_from_the_seed():
         assert example_host(name).options.phases == "seeded", name
 
 
+@pytest.mark.long
 def test_fig4_rpc_latency_is_the_exact_mean_and_orders_the_periods(results):
     out, _ = results
     data = json.loads((out / "fig4.json").read_text())["data"]
@@ -271,6 +324,7 @@ def test_mean_rtt_is_exact_and_counts_only_the_jobs_from_since_on(tmp_path):
     assert mean_rtt(trace, "nobody") is None
 
 
+@pytest.mark.long
 def test_flexcore_runs_every_approach_to_completion(results):
     """Every program finishes under every approach and host policy, and ballooning changed
     the online vCPUs of VMs that are not pinned (issue 18)."""
