@@ -133,16 +133,3 @@ def test_without_the_deadline_class_one_line_and_exit_2(tmp_path, monkeypatch, c
     assert run(["linux", str(FIG5), "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "SCHED_DEADLINE" in err
-
-
-def test_without_attach_or_workloads_one_line_and_exit_2(tmp_path, kernel, capsys):
-    import importlib.util
-
-    from akita.cli import run
-
-    if importlib.util.find_spec("akita.linux.workloads") is not None:
-        pytest.skip("akita.linux.workloads is installed: stand-ins would start")
-    assert run(["linux", str(FIG5), "--out", str(tmp_path)]) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "akita.linux.workloads" in err
-    assert not list(Path("/sys/fs/cgroup/cpuset").glob(f"akita-linux-{os.getpid()}-*"))
