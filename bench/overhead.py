@@ -55,8 +55,8 @@ def random_host(rng: random.Random, cost: int) -> Host:
     return Host(pcpus=2, vms=tuple(vms), options=SchedulerOptions(context_switch_cost=cost))
 
 
-def missing_pcpus(host: Host, counting: bool, cost: int) -> tuple[int, int]:
-    """(pCPUs used, pCPUs with a miss) of one host's placement."""
+def missing_pcpus(host: Host, counting: bool, cost: int) -> tuple[int, int, int]:
+    """(pCPUs used, pCPUs with a miss, VMs rejected) of one host's placement."""
     test = (admission_test_with_overheads("edf-vd", host.options) if counting
             else admission_test("edf-vd", host.options))
     placement = first_fit(host, test=test)
@@ -69,25 +69,28 @@ def missing_pcpus(host: Host, counting: bool, cost: int) -> tuple[int, int]:
         cpu = answer.pcpus[0]
         if misses.get(answer.vm.name) and (answer.vm.is_hi or not hi_time[cpu]):
             bad.add(cpu)
-    return sum(1 for load in where.pcpus if load.vcpus), len(bad)
+    rejected = sum(1 for answer in placement.vms if not answer.admitted)
+    return sum(1 for load in where.pcpus if load.vcpus), len(bad), rejected
 
 
 def part_sweep(hosts: int, cost: int, seed: int) -> None:
     rng = random.Random(seed)
     began = time.perf_counter()
-    totals = {True: [0, 0, 0], False: [0, 0, 0]}
+    totals = {True: [0, 0, 0, 0], False: [0, 0, 0, 0]}
     for _ in range(hosts):
         host = random_host(rng, cost)
         for counting in (True, False):
-            used, bad = missing_pcpus(host, counting, cost)
+            used, bad, rejected = missing_pcpus(host, counting, cost)
+            totals[counting][3] += rejected
             totals[counting][0] += used
             totals[counting][1] += bad
             totals[counting][2] += int(bad > 0)
     print(f"{hosts} hosts, switch cost {cost} ns, seed {seed}, "
           f"{time.perf_counter() - began:.0f} s")
     for counting, label in ((True, "counting the cost"), (False, "ignoring the cost")):
-        used, bad, hosts_bad = totals[counting]
-        print(f"  {label}: {used} admitted pCPUs, {bad} with a miss ({hosts_bad} hosts)")
+        used, bad, hosts_bad, rejected = totals[counting]
+        print(f"  {label}: {used} pCPUs in use, {bad} with a miss ({hosts_bad} hosts); "
+              f"{rejected} of {8 * hosts} VMs rejected")
 
 
 def table1_host(count: int, seed: int, cost: int) -> Host:
@@ -102,9 +105,10 @@ def table1_host(count: int, seed: int, cost: int) -> Host:
 
 def part_pcpus(cost: int) -> None:
     host = table1_host(1000, 16, cost)
-    for label, test in (("edf-vd ignoring the cost", admission_test("edf-vd", host.options)),
-                        (f"edf-vd at {cost} ns a switch",
-                         admission_test_with_overheads("edf-vd", host.options))):
+    rows = [("edf-vd ignoring the cost", admission_test("edf-vd", host.options))]
+    rows += [(f"edf-vd at {c} ns a switch", admission_test_with_overheads("edf-vd", host.options, c))
+             for c in sorted({1, cost})]
+    for label, test in rows:
         began = time.perf_counter()
         placement = first_fit(host, test=test)
         used = sum(1 for load in placement.pcpus if load.vcpus)

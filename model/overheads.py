@@ -138,8 +138,9 @@ def inflated(vcpus: Sequence[VCPU], cost: int) -> tuple[Inflation, ...]:
     """Each of *vcpus*, placed together on one pCPU, with its inflation at *cost* ns a switch."""
     if not isinstance(cost, int) or isinstance(cost, bool) or cost < 0:
         raise ModelError("host.context_switch_cost", cost, "a duration >= 0")
-    return tuple(Inflation(v, switch_ins(v, vcpus[:k] + vcpus[k + 1:]), cost)
-                 for k, v in enumerate(vcpus))
+    every = tuple(vcpus)
+    return tuple(Inflation(v, switch_ins(v, every[:k] + every[k + 1:]), cost)
+                 for k, v in enumerate(every))
 
 
 def inflate(sums: UtilizationSums, cost: int) -> tuple[UtilizationSums | None, tuple[Inflation, ...]]:

@@ -20,7 +20,7 @@ from akita.model import Host, Placement
 from akita.model.first_fit import PCPULoad, VMPlacement
 from akita.model.overheads import admission_test_with_overheads, inflated
 from akita.model.utilization import UtilizationSums
-from akita.model.vm import VM
+from akita.model.vm import VCPU, VM
 
 from .simulator import Result
 
@@ -47,13 +47,14 @@ def reservation_host(host: Host, placement: Placement, cost: int) -> tuple[Host,
                 workload = attrs.evolve(workload, demand=vm.c_opt)
             grown[(vm.name, index)] = attrs.evolve(each.vm(), name=_renamed(vm, index),
                                                    workload=workload)
-    vms = [grown[key] for key in sorted(grown, key=lambda k: (list(where).index(k)))]
+    order = [key for key in where if key in grown]  # the host's order of VMs and vCPUs
+    vms = [grown[key] for key in order]
     options = attrs.evolve(host.options, context_switch_cost=cost)
     reserved = Host(pcpus=host.pcpus, vms=vms, test=host.test, options=options)
     test = admission_test_with_overheads(host.test, options, 0)
-    loads: list[list] = [[] for _ in range(host.pcpus)]
+    loads: list[list[VCPU]] = [[] for _ in range(host.pcpus)]
     answers = []
-    for key, vm in zip(sorted(grown, key=lambda k: list(where).index(k)), vms):
+    for key, vm in zip(order, vms):
         cpu = where[key]
         loads[cpu].append(vm.vcpu(0))
         answers.append(VMPlacement(vm, (cpu,), None))
