@@ -30,6 +30,7 @@ MODULES = (
     "hi_guarantee",
     "mode_obligations",
     "cal_bound",
+    "overhead_obligations",
 )
 
 
