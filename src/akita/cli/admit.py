@@ -60,9 +60,9 @@ def admit(host_file: str, as_json: bool, exact_states: int, exact_seconds: float
     placement = first_fit(host, test=test)
     trials = None if exact is None else exact.trials
     if as_json:
-        click.echo(json.dumps(placement_json(placement, host, trials)))
+        click.echo(json.dumps(placement_json(placement, host, trials, counted_cost=cost)))
     else:
-        print_placement(placement, host=host, trials=trials)
+        print_placement(placement, host=host, trials=trials, counted_cost=cost)
     return 0 if placement.admitted else 1
 
 
@@ -82,10 +82,12 @@ def _exact_test(host: Host, states: int, seconds: float) -> ExactTest | None:
     return ExactTest(options, Limits(states=states, seconds=seconds), recheck)
 
 
-def placement_json(placement: Placement, host: Host, trials: Sequence[Trial] | None = None) -> dict:
+def placement_json(placement: Placement, host: Host, trials: Sequence[Trial] | None = None,
+                   counted_cost: int = 0) -> dict:
     """The placement as the documented JSON document (exact values as strings).
 
-    ``switch_cost_ns`` is the cost of a context switch admission counted; when it
+    ``switch_cost_ns`` is *counted_cost*, the cost of a context switch the admission
+    that made *placement* counted (0 for first fit's own, which counts none); when it
     is not 0, each pCPU's ``u_*`` are the sums of its inflated budgets (the ones
     decided), ``declared`` gives the sums of the budgets as declared, and
     ``switches`` each vCPU's switches a period ``n_i`` (:mod:`akita.model.overheads`).
@@ -103,7 +105,7 @@ def placement_json(placement: Placement, host: Host, trials: Sequence[Trial] | N
         "test": placement.test,
         "phases": host.options.phases,
         "x_rule": rule,
-        "switch_cost_ns": host.options.context_switch_cost,
+        "switch_cost_ns": counted_cost,
         "vms": [
             {
                 "name": vm.vm.name,
@@ -130,7 +132,7 @@ def placement_json(placement: Placement, host: Host, trials: Sequence[Trial] | N
             for pcpu in placement.pcpus
         ],
     }
-    if host.options.context_switch_cost:
+    if counted_cost:
         for entry, pcpu in zip(document["pcpus"], placement.pcpus):
             entry.update(_overhead_json(pcpu.vcpus, pcpu.verdict.detail))
     if trials is not None:
@@ -183,7 +185,8 @@ def _ioq_table(placement: Placement, rule: str) -> Table | None:
 
 
 def print_placement(placement: Placement, console: Console | None = None, *,
-                    host: Host, trials: Sequence[Trial] | None = None) -> None:
+                    host: Host, trials: Sequence[Trial] | None = None,
+                    counted_cost: int = 0) -> None:
     """The placement as tables for people (and, under the exact test, its searches)."""
     console = console or Console(highlight=False)
     rule = host.options.x_rule
@@ -239,7 +242,7 @@ def print_placement(placement: Placement, console: Console | None = None, *,
             table.add_row(vm.vm.name, vm.reason)
         console.print(table)
     console.print(phases_line(host))
-    console.print(cost_line(host))
+    console.print(cost_line(counted_cost))
     admitted = len(placement.vms) - len(rejected)
     console.print(f"{admitted} of {counted(len(placement.vms), 'VM')} admitted "
                   f"on {counted(len(placement.pcpus), 'pCPU')}.")
@@ -273,11 +276,10 @@ def phases_line(host: Host) -> str:
     return f"Periods start: {', '.join(declared)}; the others {rest}."
 
 
-def cost_line(host: Host) -> str:
-    """What admission counted for a context switch, in one line."""
-    cost = host.options.context_switch_cost
+def cost_line(cost: int) -> str:
+    """What admission counted for a context switch (*cost* ns), in one line."""
     if not cost:
-        return "Context switches counted as free (context_switch_cost = 0)."
+        return "Context switches counted as free by admission."
     return (f"Each context switch counted as {format_duration(cost)}: U1, U2, U3 are of the "
             "budgets inflated by the switches each vCPU pays for (C + n_i x cost).")
 
