@@ -13,7 +13,10 @@ a pCPU *misses* if a HI job, or -- on a pCPU that never entered HI mode -- a
 LO job, was not done by its period's end.
 
 ``pcpus``: the pCPUs first fit needs for 1,000 Table 1 VMs (bench/exact.py's
-host, ``random.Random(16)``) under EDF-VD with and without the cost.
+host, ``random.Random(16)``) under EDF-VD with and without the cost, and
+under the exact test with the cost (``--exact-states`` a search, no time
+limit, no re-check, as ``bench/exact.py --part pcpus``; without the cost,
+that script gives the exact test's figure).
 """
 
 from __future__ import annotations
@@ -23,13 +26,17 @@ import random
 import sys
 import time
 
+import math
+
 import attrs
 
 from akita.model import VM, Host, PRESETS, first_fit
 from akita.model.admission_tests import admission_test
 from akita.model.criticality import Criticality
 from akita.model.options import SchedulerOptions
-from akita.model.overheads import admission_test_with_overheads
+from akita.model.exact.admission import ExactTest
+from akita.model.exact.limits import Limits
+from akita.model.overheads import admission_test_with_overheads, overhead_aware
 from akita.model.vm import Workload
 from akita.reference.policies import POLICIES
 from akita.reference.reservations import job_misses, reservation_host
@@ -103,6 +110,22 @@ def table1_host(count: int, seed: int, cost: int) -> Host:
     return Host(pcpus=count, vms=tuple(vms), options=SchedulerOptions(context_switch_cost=cost))
 
 
+def part_exact(cost: int, states: int) -> None:
+    host = table1_host(1000, 16, cost)
+    began = time.perf_counter()
+    exact = ExactTest(attrs.evolve(host.options, context_switch_cost=0),
+                      Limits(states=states, seconds=math.inf))
+    placement = first_fit(attrs.evolve(host, test="exact"),
+                          test=overhead_aware(exact.admission_test(), cost))
+    used = sum(1 for load in placement.pcpus if load.vcpus)
+    rejected = sum(1 for vm in placement.vms if not vm.admitted)
+    answers = ", ".join(f"{a} {sum(1 for t in exact.trials if t.outcome.status == a)}"
+                        for a in ("SAFE", "UNSAFE", "UNKNOWN"))
+    print(f"  1,000 Table 1 VMs, exact at {cost} ns a switch ({states:,} states a search): "
+          f"{used} pCPUs ({rejected} rejected); searches: {answers}; "
+          f"{time.perf_counter() - began:.0f} s", flush=True)
+
+
 def part_pcpus(cost: int) -> None:
     host = table1_host(1000, 16, cost)
     rows = [("edf-vd ignoring the cost", admission_test("edf-vd", host.options))]
@@ -122,10 +145,13 @@ def main() -> None:
     parser.add_argument("--hosts", type=int, default=1000)
     parser.add_argument("--cost", type=int, default=2460, help="ns a switch (decision 70)")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--part", choices=("sweep", "pcpus", "all"), default="all")
+    parser.add_argument("--part", choices=("sweep", "pcpus", "exact", "all"), default="all")
+    parser.add_argument("--exact-states", type=int, default=50_000)
     args = parser.parse_args()
     if args.part in ("pcpus", "all"):
         part_pcpus(args.cost)
+    if args.part in ("exact", "all"):
+        part_exact(args.cost, args.exact_states)
     if args.part in ("sweep", "all"):
         part_sweep(args.hosts, args.cost, args.seed)
     sys.stdout.flush()
