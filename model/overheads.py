@@ -104,58 +104,74 @@ class Inflation:
     :param vcpu: the vCPU as declared.
     :param switches: ``n_i``, its switches a period (:func:`switch_ins`).
     :param cost: ns a switch costs.
+    :param grain: each inflated budget is rounded up to a multiple of it (1: not
+        rounded); a coarser grid keeps the exact search's tick coarse, and reserves more.
     """
 
     vcpu: VCPU
     switches: int
     cost: int
+    grain: int = 1
 
     @property
     def extra(self) -> int:
         """``n_i s``: ns added to each of its budgets."""
         return self.switches * self.cost
 
+    def _up(self, budget: int) -> int:
+        grown = budget + self.extra
+        return -(-grown // self.grain) * self.grain
+
     @property
     def c_opt(self) -> int:
-        return self.vcpu.vm.c_opt + self.extra
+        return self._up(self.vcpu.vm.c_opt)
 
     @property
     def c_pes(self) -> int | None:
         c_pes = self.vcpu.vm.c_pes
-        return None if c_pes is None else c_pes + self.extra
+        return None if c_pes is None else self._up(c_pes)
 
     @property
     def fits(self) -> bool:
         """Whether the inflated budgets fit in the period."""
-        return self.vcpu.vm.c_max + self.extra <= self.vcpu.vm.period
+        return self._up(self.vcpu.vm.c_max) <= self.vcpu.vm.period
 
     def vm(self) -> VM:
         """A one-vCPU VM with the inflated budgets (the reservation); it must :attr:`fit`."""
         return attrs.evolve(self.vcpu.vm, c_opt=self.c_opt, c_pes=self.c_pes, vcpus=1)
 
 
-def inflated(vcpus: Sequence[VCPU], cost: int) -> tuple[Inflation, ...]:
-    """Each of *vcpus*, placed together on one pCPU, with its inflation at *cost* ns a switch."""
+def inflated(vcpus: Sequence[VCPU], cost: int, grain: int = 1) -> tuple[Inflation, ...]:
+    """Each of *vcpus*, placed together on one pCPU, with its inflation at *cost* ns a switch
+    (budgets rounded up to multiples of *grain*)."""
     if not isinstance(cost, int) or isinstance(cost, bool) or cost < 0:
         raise ModelError("host.context_switch_cost", cost, "a duration >= 0")
+    if not isinstance(grain, int) or isinstance(grain, bool) or grain < 1:
+        raise ModelError("grain", grain, "a duration >= 1 ns")
     every = tuple(vcpus)
-    return tuple(Inflation(v, switch_ins(v, every[:k] + every[k + 1:]), cost)
+    return tuple(Inflation(v, switch_ins(v, every[:k] + every[k + 1:]), cost, grain)
                  for k, v in enumerate(every))
 
 
-def inflate(sums: UtilizationSums, cost: int) -> tuple[UtilizationSums | None, tuple[Inflation, ...]]:
+def inflate(sums: UtilizationSums, cost: int,
+            grain: int = 1) -> tuple[UtilizationSums | None, tuple[Inflation, ...]]:
     """The sums of the inflated vCPUs of *sums*, or ``None`` if one no longer fits its period."""
     vcpus = sums.vcpus
     if vcpus is None:
         raise ModelError("sums", sums, "sums built from vCPUs (the inflation needs their periods)")
-    each = inflated(vcpus, cost)
+    each = inflated(vcpus, cost, grain)
     if not all(i.fits for i in each):
         return None, each
     return UtilizationSums.of(i.vm().vcpu(0) for i in each), each
 
 
-def overhead_aware(test: AdmissionTest, cost: int) -> AdmissionTest:
+def overhead_aware(test: AdmissionTest, cost: int, grain: int = 1,
+                   fast: AdmissionTest | None = None) -> AdmissionTest:
     """*test* decided on the budgets inflated by *cost* ns a switch (the module's rule).
+
+    With a *grain* above 1, a pCPU that *fast* (EDF-VD) does not admit on the
+    inflated budgets is decided by *test* on the budgets rounded up to multiples
+    of *grain*; the scheduler must then reserve the rounded budgets.
 
     The capacity stays *test*'s on the declared budgets: inflation only adds
     demand, and every test here is monotone in the budgets, so it remains a
@@ -168,18 +184,36 @@ def overhead_aware(test: AdmissionTest, cost: int) -> AdmissionTest:
     def decide(sums: UtilizationSums) -> SchedulabilityVerdict:
         grown, each = inflate(sums, cost)
         if grown is None:
-            worst = next(i for i in each if not i.fits)
-            return SchedulabilityVerdict(
-                test.name, False, sums, None,
-                f"{worst.vcpu.name}: C + {worst.switches} switches x {cost} ns = "
-                f"{worst.vcpu.vm.c_max + worst.extra} ns > period {worst.vcpu.vm.period} ns")
-        verdict = test.decide(grown)
+            return _too_long(test.name, sums, each, cost)
+        if grain > 1 and fast is not None:
+            verdict = fast.decide(grown)
+            if not verdict.schedulable:
+                grown, each = inflate(sums, cost, grain)
+                if grown is None:
+                    return _too_long(test.name, sums, each, cost)
+                verdict = test.decide(grown)
+        else:
+            verdict = test.decide(grown)
         detail = dict(verdict.detail or {})
         detail["switch_cost_ns"] = cost
         detail["switches"] = {i.vcpu.name: i.switches for i in each}
+        if grain > 1:
+            detail["grain_ns"] = each[0].grain if each else grain
         return attrs.evolve(verdict, detail=detail)
 
     return AdmissionTest(test.name, decide, test.capacity)
+
+
+def _too_long(name: str, sums: UtilizationSums, each: tuple[Inflation, ...],
+              cost: int) -> SchedulabilityVerdict:
+    """The verdict on a pCPU where some vCPU's inflated budget exceeds its period."""
+    worst = next(i for i in each if not i.fits)
+    rounded = "" if worst.grain == 1 else \
+        f" (a multiple of {worst.grain} ns: {worst._up(worst.vcpu.vm.c_max)} ns)"
+    return SchedulabilityVerdict(
+        name, False, sums, None,
+        f"{worst.vcpu.name}: C + {worst.switches} switches x {cost} ns = "
+        f"{worst.vcpu.vm.c_max + worst.extra} ns{rounded} > period {worst.vcpu.vm.period} ns")
 
 
 def admission_test_with_overheads(name: str, options: SchedulerOptions,

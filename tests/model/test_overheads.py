@@ -96,3 +96,33 @@ def test_exact_searches_the_inflated_budgets():
     assert verdict.schedulable
     assert verdict.sums.hi_hi == Fraction(6 + 2, 20) and verdict.sums.lo_lo == Fraction(4 + 4, 20)
     assert verdict.detail is not None and verdict.detail["switch_cost_ns"] == 1
+
+
+def test_a_grain_rounds_each_inflated_budget_up():
+    vcpu = _hi("h", 100_000_000, 25_000_000, 50_000_000).vcpu(0)
+    other = _lo("l", 100_000_000, 25_000_000).vcpu(0)
+    (each, _) = inflated((vcpu, other), 2_460, grain=1_000_000)
+    assert each.switches == 2 and each.extra == 4_920
+    assert (each.c_opt, each.c_pes) == (26_000_000, 51_000_000)
+    with pytest.raises(ModelError):
+        inflated((vcpu,), 2_460, grain=0)
+
+
+def test_with_a_grain_the_fast_path_decides_first_and_the_search_the_rounded_set():
+    from akita.model.admission_tests import ADMISSION_TESTS
+    from akita.model.overheads import overhead_aware
+    seen = []
+
+    def record(sums):
+        seen.append(sums)
+        return ADMISSION_TESTS["edf"].decide(sums)
+
+    slow = type(ADMISSION_TESTS["edf"])("edf", record, ADMISSION_TESTS["edf"].capacity)
+    test = overhead_aware(slow, 2_460, grain=1_000_000, fast=ADMISSION_TESTS["edf-vd"])
+    light = UtilizationSums.of([_lo("a", 10_000_000, 1_000_000).vcpu(0)])
+    assert test(light).schedulable and seen == []  # EDF-VD admitted it: no search
+    full = UtilizationSums.of([_lo("a", 10_000_000, 5_000_000).vcpu(0),
+                               _lo("b", 10_000_000, 5_000_000).vcpu(0)])
+    verdict = test(full)
+    assert not verdict.schedulable and verdict.detail["grain_ns"] == 1_000_000
+    assert seen and seen[0].lo_lo == Fraction(12_000_000, 10_000_000)  # 2 x (5 + 1) ms
