@@ -173,9 +173,10 @@ def overhead_aware(test: AdmissionTest, cost: int, grain: int = 1,
     inflated budgets is decided by *test* on the budgets rounded up to multiples
     of *grain*; the scheduler must then reserve the rounded budgets.
 
-    The capacity stays *test*'s on the declared budgets: inflation only adds
-    demand, and every test here is monotone in the budgets, so it remains a
-    necessary bound, which is all first fit uses it for.  At cost 0 this is
+    The capacity stays *test*'s on the declared budgets, which first fit uses only
+    to skip pCPUs: it remains a necessary bound, as inflation only adds demand --
+    the formula tests are monotone in the budgets, and the exact test's capacity
+    is the necessary ``U <= 1`` in each mode.  At cost 0 this is
     *test* itself.
     """
     if cost == 0:
