@@ -65,11 +65,18 @@ def reservation_host(host: Host, placement: Placement, cost: int) -> tuple[Host,
 
 def job_misses(result: Result, host: Host) -> dict[str, int]:
     """Per VM of *host* whose jobs come at its period starts: 1 if a job of it was not done
-    by the end of its period (its longest response time exceeds the period), else 0."""
+    by the end of its period, else 0.  A job done late has a response time above the
+    period; a job never done is seen, for a ``periodic`` VM (one job a period, done in
+    order), as fewer jobs done than periods ended within the run."""
     out = {}
     for vm in host.vms:
         if vm.name in result.rejected or vm.workload.kind not in ("periodic", "sporadic"):
             continue
-        longest = result.metrics.vms[vm.name].rtt.max
-        out[vm.name] = int(longest is not None and longest > vm.period)
+        stats = result.metrics.vms[vm.name]
+        longest = stats.rtt.max
+        late = longest is not None and longest > vm.period
+        if vm.workload.kind == "periodic":
+            ended = max(0, (result.duration - result.phases[vm.name]) // vm.period)
+            late = late or stats.requests < ended
+        out[vm.name] = int(late)
     return out
