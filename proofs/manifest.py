@@ -31,6 +31,7 @@ MODULES = (
     "mode_obligations",
     "cal_bound",
     "budget_isolation",
+    "overhead_obligations",
 )
 
 

@@ -1,6 +1,7 @@
 """``akita admit``: the table, the JSON document, exit statuses, one-line errors."""
 
 import json
+from fractions import Fraction
 import subprocess
 import sys
 
@@ -25,6 +26,7 @@ def test_fig5_json_has_the_documented_shape(capsys):
         "test": "edf-vd",
         "phases": "seeded",
         "x_rule": "eq4",
+        "switch_cost_ns": 0,
         "vms": [
             {"name": name, "admitted": True, "placement": [0], "reason": None, "phase_ns": None}
             for name in ("memcached", "lookbusy1", "lookbusy2", "lookbusy3")
@@ -170,3 +172,37 @@ def test_a_vcpu_taken_back_is_singular():
     host = Host(pcpus=2, vms=[VM("a", Criticality.LO, 10 * ms, 6 * ms),
                               VM("big", Criticality.LO, 10 * ms, 6 * ms, vcpus=2)])
     assert first_fit(host).of("big").reason.endswith("its 1 placed vCPU was taken back")
+
+
+def test_the_switch_cost_is_counted_reported_and_inflates_the_sums(capsys):
+    """Fig. 5's pCPU (U1 + U3 = 1) at 2,460 ns a switch: EDF-VD's x branch still admits it."""
+    status, out, err = admit(capsys, EXAMPLES / "fig5.toml", "--json", "--switch-cost", "2460ns")
+    document = json.loads(out)
+    assert status == 0 and err == ""
+    assert document["switch_cost_ns"] == 2460
+    pcpu = document["pcpus"][0]
+    assert pcpu["declared"] == {"u_lo_lo": "3/4", "u_hi_lo": "1/20", "u_hi_hi": "1/4"}
+    # all four have 100 ms periods: memcached/0 is displaced at most once by each LO
+    # period start; a LO vCPU also by memcached's overrun, 2 * 1 + 1
+    assert pcpu["switches"] == {"memcached/0": 4, "lookbusy1/0": 6, "lookbusy2/0": 6,
+                                "lookbusy3/0": 6}
+    assert pcpu["u_hi_hi"] == str(Fraction(25_000_000 + 4 * 2460, 100_000_000))
+    assert pcpu["u_lo_lo"] == str(Fraction(3 * (25_000_000 + 6 * 2460), 100_000_000))
+    status, out, _ = admit(capsys, EXAMPLES / "fig5.toml", "--switch-cost", "2460ns")
+    assert "Each context switch counted as 2.46us" in " ".join(out.split())
+
+
+def test_a_full_pcpu_loses_a_vm_to_the_switch_cost(capsys, tmp_path):
+    path = tmp_path / "host.toml"
+    path.write_text('[host]\npcpus = 1\ncontext_switch_cost = "2460ns"\n'
+                    '[[vm]]\nname = "a"\ncriticality = "LO"\nperiod = "1ms"\nc_opt = "500us"\n'
+                    '[[vm]]\nname = "b"\ncriticality = "LO"\nperiod = "1ms"\nc_opt = "500us"\n')
+    status, out, _ = admit(capsys, path, "--json")
+    assert status == 1 and [vm["admitted"] for vm in json.loads(out)["vms"]] == [True, False]
+    status, out, _ = admit(capsys, path, "--json", "--switch-cost", "0ns")
+    assert status == 0 and json.loads(out)["switch_cost_ns"] == 0
+
+
+def test_a_negative_switch_cost_is_bad_input(capsys):
+    status, out, err = admit(capsys, EXAMPLES / "fig5.toml", "--switch-cost", "-1ns")
+    assert status == 2 and out == "" and "--switch-cost" in err and len(err.splitlines()) == 1

@@ -10,7 +10,12 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+import attrs
+
 from akita.model import Host, ModelError, Placement, first_fit, format_duration, load_host
+from akita.model.duration import parse_duration
+from akita.model.overheads import admission_test_with_overheads, overhead_aware
+from akita.model.utilization import UtilizationSums
 from akita.model.edf_vd import virtual_deadline_factor
 from akita.model.ioq import format_ns, vm_bound
 from akita.model.exact.limits import DEFAULT_LIMITS, Limits
@@ -18,7 +23,7 @@ from akita.model.exact.limits import DEFAULT_LIMITS, Limits
 if TYPE_CHECKING:  # the exact test loads Z3: imported when a host asks for it
     from akita.model.exact.admission import ExactTest, Trial
 
-__all__ = ["admit", "counted", "phases_line", "placement_json", "print_placement"]
+__all__ = ["admit", "cost_line", "counted", "phases_line", "placement_json", "print_placement"]
 
 
 @click.command(short_help="First-fit admission of a host's VMs (EDF-VD, or the exact test).")
@@ -30,21 +35,38 @@ __all__ = ["admit", "counted", "phases_line", "placement_json", "print_placement
 @click.option("--exact-seconds", default=DEFAULT_LIMITS.seconds, show_default=True, type=float,
               help="test = \"exact\": a wall-clock guard on one pCPU's search, in seconds "
                    "(then UNKNOWN, said to be the guard); an outer bound only.")
-def admit(host_file: str, as_json: bool, exact_states: int, exact_seconds: float) -> int:
+@click.option("--switch-cost", "switch_cost_text", default=None,
+              help="What a context switch (and the decision before it) costs, with a unit; "
+                   "admission inflates each vCPU's budgets by the switches it pays for "
+                   "(default: the host's context_switch_cost; bench/context_switch.py "
+                   "measures this machine's, 2460ns).")
+def admit(host_file: str, as_json: bool, exact_states: int, exact_seconds: float,
+          switch_cost_text: str | None) -> int:
     """Place the VMs of HOST.toml by first fit and say which are admitted.
 
-    Exit status 0 if every VM is admitted, 1 if some VM is rejected, 4 if the
-    host declares no VM (nothing to admit, as ``check`` and ``verify`` answer
-    it), 2 if the file is bad.
+    With a context-switch cost (the host's ``context_switch_cost`` or
+    ``--switch-cost``), each pCPU is decided on budgets inflated by the
+    switches each of its vCPUs pays for (docs/admission.rst).  Exit status 0
+    if every VM is admitted, 1 if some VM is rejected, 4 if the host declares
+    no VM (nothing to admit, as ``check`` and ``verify`` answer it), 2 if the
+    file is bad.
     """
     host = load_host(host_file)
+    if switch_cost_text is not None:
+        cost = parse_duration(switch_cost_text, field="--switch-cost")
+        if cost < 0:
+            raise ModelError("--switch-cost", switch_cost_text, "a duration >= 0")
+        host = attrs.evolve(host, options=attrs.evolve(host.options, context_switch_cost=cost))
     exact = _exact_test(host, exact_states, exact_seconds)
-    placement = first_fit(host, test=None if exact is None else exact.admission_test())
+    cost = host.options.context_switch_cost
+    test = (admission_test_with_overheads(host.test, host.options) if exact is None
+            else overhead_aware(exact.admission_test(), cost))
+    placement = first_fit(host, test=test)
     trials = None if exact is None else exact.trials
     if as_json:
-        click.echo(json.dumps(placement_json(placement, host, trials)))
+        click.echo(json.dumps(placement_json(placement, host, trials, counted_cost=cost)))
     else:
-        print_placement(placement, host=host, trials=trials)
+        print_placement(placement, host=host, trials=trials, counted_cost=cost)
     if not host.vms:  # "every VM admitted" would be vacuous: say there was nothing
         from akita.proofs.host_check import EXIT_NOTHING
 
@@ -65,12 +87,20 @@ def _exact_test(host: Host, states: int, seconds: float) -> ExactTest | None:
     from akita.model.exact.admission import ExactTest
     from akita.proofs.exact_certificate import recheck
 
-    return ExactTest(host.options, Limits(states=states, seconds=seconds), recheck)
+    # the search decides the budget-level schedule: the switches are in the inflated budgets
+    options = attrs.evolve(host.options, context_switch_cost=0)
+    return ExactTest(options, Limits(states=states, seconds=seconds), recheck)
 
 
-def placement_json(placement: Placement, host: Host, trials: Sequence[Trial] | None = None) -> dict:
+def placement_json(placement: Placement, host: Host, trials: Sequence[Trial] | None = None,
+                   counted_cost: int = 0) -> dict:
     """The placement as the documented JSON document (exact values as strings).
 
+    ``switch_cost_ns`` is *counted_cost*, the cost of a context switch the admission
+    that made *placement* counted (0 for first fit's own, which counts none); when it
+    is not 0, each pCPU's ``u_*`` are the sums of its inflated budgets (the ones
+    decided), ``declared`` gives the sums of the budgets as declared, and
+    ``switches`` each vCPU's switches a period ``n_i`` (:mod:`akita.model.overheads`).
     Each VM carries its declared ``phase_ns`` (``null``: the host's ``phases``,
     given at the top); each pCPU its verdict's ``x`` and the ``x_used`` by the
     scheduler's virtual deadlines under the host's ``x_rule`` (R2).  Under
@@ -85,6 +115,7 @@ def placement_json(placement: Placement, host: Host, trials: Sequence[Trial] | N
         "test": placement.test,
         "phases": host.options.phases,
         "x_rule": rule,
+        "switch_cost_ns": counted_cost,
         "vms": [
             {
                 "name": vm.vm.name,
@@ -111,6 +142,9 @@ def placement_json(placement: Placement, host: Host, trials: Sequence[Trial] | N
             for pcpu in placement.pcpus
         ],
     }
+    if counted_cost:
+        for entry, pcpu in zip(document["pcpus"], placement.pcpus):
+            entry.update(_overhead_json(pcpu.vcpus, pcpu.verdict.detail))
     if trials is not None:
         entries: list[dict[str, Any]] = document["pcpus"]
         for entry, pcpu in zip(entries, placement.pcpus):
@@ -118,6 +152,14 @@ def placement_json(placement: Placement, host: Host, trials: Sequence[Trial] | N
             entry["exact"] = pcpu.verdict.detail
         document["exact_trials"] = [trial.as_json() for trial in trials]
     return document
+
+
+def _overhead_json(vcpus: Sequence[Any], detail: dict | None) -> dict[str, Any]:
+    """A pCPU's declared sums and its vCPUs' switches a period, beside the inflated sums."""
+    declared = UtilizationSums.of(vcpus)
+    return {"declared": {"u_lo_lo": str(declared.lo_lo), "u_hi_lo": str(declared.hi_lo),
+                         "u_hi_hi": str(declared.hi_hi)},
+            "switches": dict((detail or {}).get("switches", {}))}
 
 
 def _ioq_json(placement: Placement, name: str, ioq: int | None, rule: str) -> dict[str, Any]:
@@ -153,7 +195,8 @@ def _ioq_table(placement: Placement, rule: str) -> Table | None:
 
 
 def print_placement(placement: Placement, console: Console | None = None, *,
-                    host: Host, trials: Sequence[Trial] | None = None) -> None:
+                    host: Host, trials: Sequence[Trial] | None = None,
+                    counted_cost: int = 0) -> None:
     """The placement as tables for people (and, under the exact test, its searches)."""
     console = console or Console(highlight=False)
     rule = host.options.x_rule
@@ -209,6 +252,7 @@ def print_placement(placement: Placement, console: Console | None = None, *,
             table.add_row(vm.vm.name, vm.reason)
         console.print(table)
     console.print(phases_line(host))
+    console.print(cost_line(counted_cost))
     admitted = len(placement.vms) - len(rejected)
     console.print(f"{admitted} of {counted(len(placement.vms), 'VM')} admitted "
                   f"on {counted(len(placement.pcpus), 'pCPU')}.")
@@ -240,6 +284,14 @@ def phases_line(host: Host) -> str:
     if len(declared) == len(host.vms):
         return f"Periods start: {', '.join(declared)}."
     return f"Periods start: {', '.join(declared)}; the others {rest}."
+
+
+def cost_line(cost: int) -> str:
+    """What admission counted for a context switch (*cost* ns), in one line."""
+    if not cost:
+        return "Context switches counted as free by admission."
+    return (f"Each context switch counted as {format_duration(cost)}: U1, U2, U3 are of the "
+            "budgets inflated by the switches each vCPU pays for (C + n_i x cost).")
 
 
 def counted(number: int, noun: str) -> str:
