@@ -33,6 +33,8 @@ COMMANDS: dict[str, str] = {
     "fleet": "fleet",
     "disk": "disk",
     "kernel-run": "kernel_run",
+    "export-rtapp": "export_rtapp",
+    "import-rtapp": "import_rtapp",
 }
 
 
