@@ -76,7 +76,6 @@ POLICIES = {"other": "SCHED_OTHER", "deadline": "SCHED_DEADLINE"}
 #: The top-level key that keeps what rt-app has no word for.
 EXTENSION = "akita"
 _US = 1_000
-_MS = 1_000_000
 #: The chunk an always-busy or always-idle thread repeats: rt-app stops a thread at its
 #: global ``duration`` only between events.
 _CHUNK_US = 10_000
@@ -337,14 +336,13 @@ def _grouped(threads: list[_Thread], known: set[str]) -> list[tuple[str, list[_T
     order: list[str] = []
     for thread in threads:
         match = re.fullmatch(r"(.+)-(\d+)", thread.name)
-        base = match.group(1) if match else None
-        if base is not None and (base in known or not known):
+        if match is not None and (match.group(1) in known or not known):
+            base, index = match.group(1), int(match.group(2))
             group = groups.get(base)
-            if group is not None and int(match.group(2)) == len(group) \
-                    and group[0].same_vm(thread):  # type: ignore[union-attr]
+            if group is not None and index == len(group) and group[0].same_vm(thread):
                 group.append(thread)
                 continue
-            if group is None and int(match.group(2)) == 0:  # type: ignore[union-attr]
+            if group is None and index == 0:
                 groups[base] = [thread]
                 order.append(base)
                 continue
@@ -505,7 +503,9 @@ def _duration_ns(text: str) -> int:
 
 
 def _canonical(workload: dict[str, Any], entry: Mapping[str, Any], period_ns: int) -> dict[str, Any]:
-    """*workload* in host-file words, leaving out what equals the VM's own default."""
+    """*workload* in host-file words, leaving out a periodic demand or period equal to the
+    VM's own budget or period (the defaults they stand for); a duty window is always
+    written."""
     out: dict[str, Any] = {"kind": workload["kind"]}
     c_opt_ns = _duration_ns(entry["c_opt"])
     for key, value in workload.items():
@@ -513,7 +513,7 @@ def _canonical(workload: dict[str, Any], entry: Mapping[str, Any], period_ns: in
             continue
         if key in ("demand", "period", "window", "offset"):
             ns = value * _US
-            default = {"demand": c_opt_ns, "period": period_ns, "window": 10 * _MS}.get(key)
+            default = {"demand": c_opt_ns, "period": period_ns}.get(key)
             if ns == default:
                 continue
             value = format_duration(ns)

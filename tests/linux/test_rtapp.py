@@ -148,8 +148,8 @@ def _hosts(draw):
 
 
 def _expected(host: Host, seed: int, policy: str) -> Host:
-    """*host* as a use case can say it: phases resolved, defaults left out, no nice under
-    SCHED_DEADLINE."""
+    """*host* as a use case can say it: phases resolved, a periodic demand or period equal to
+    the server's left out, a duty window written, no nice under SCHED_DEADLINE."""
     host = with_phases(host, resolve_phases(host, seed))
     vms = []
     for vm in host.vms:
@@ -157,8 +157,8 @@ def _expected(host: Host, seed: int, policy: str) -> Host:
         if w.kind == "periodic":
             w = attrs.evolve(w, demand=None if w.demand == vm.c_opt else w.demand,
                              period=None if w.period == vm.period else w.period)
-        if w.kind == "duty" and w.window == 10_000_000:
-            w = attrs.evolve(w, window=None)
+        if w.kind == "duty":
+            w = attrs.evolve(w, window=w.window_or_default)
         vms.append(attrs.evolve(vm, workload=w,
                                 share=Share(nice=0) if policy == "deadline" else vm.share))
     return attrs.evolve(host, vms=tuple(vms))
