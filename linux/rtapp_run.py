@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -33,7 +34,7 @@ from .programs import Unavailable
 from .wakeups import TRACEFS, Instance
 from .workloads import Group
 
-__all__ = ["run_traced", "figures", "missing"]
+__all__ = ["run_traced", "figures", "missing", "ns_per_loop"]
 
 _EVENTS = ("sched/sched_wakeup", "sched/sched_switch")
 #: Beyond its duration, how long rt-app may take (calibration, start, exit) before it is
@@ -65,7 +66,7 @@ def run_traced(document: Mapping[str, Any], *, cpu: int, seconds: int, workdir: 
     (decision 184): the machine's other load, which the host does not describe, then takes
     little of the CPU while the threads are runnable.
 
-    :raises Unavailable: what :func:`missing` names.
+    :raises ~akita.linux.programs.Unavailable: what :func:`missing` names.
     """
     reason = missing(cpu)
     if reason is not None:
@@ -139,6 +140,13 @@ def figures(lines: Iterable[str], names: Iterable[str], *, cpu: int) -> dict[str
     return out
 
 
+def ns_per_loop(log: str) -> int | None:
+    """rt-app's calibration (``pLoad = Nns``) from its log, or ``None``: the ns one loop of
+    ``run`` was taken to last, which fixes how much CPU work every ``run`` is."""
+    found = re.search(r"pLoad = (\d+)ns", log)
+    return int(found.group(1)) if found else None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m akita.linux.rtapp_run")
     parser.add_argument("use_case")
@@ -160,6 +168,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"akita: error: {error}", file=sys.stderr)
         return 2
     found["rt_app_status"] = done.returncode
+    found["ns_per_loop"] = ns_per_loop(done.stderr + done.stdout)
     for entry in found["threads"].values():
         entry["share"] = f"{float(entry['share']):.4f}"
     print(json.dumps(found, indent=1))

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from akita.linux.rtapp import export
-from akita.linux.rtapp_run import figures, missing, run_traced
+from akita.linux.rtapp_run import figures, missing, ns_per_loop, run_traced
 from akita.linux.wakeups import TRACEFS
 from akita.model import load_host
 from repo import EXAMPLES
@@ -43,23 +43,29 @@ def test_figures_read_shares_and_periods_from_a_trace():
 
 @pytest.mark.skipif(_WHY is not None, reason=_WHY or "")
 def test_rt_app_runs_the_exported_fig5_lookbusy_threads_at_their_duty_cycle(tmp_path):
-    """rt-app runs each lookbusy thread every 10 ms on CPU 1 for about a quarter of it.
+    """rt-app runs each lookbusy thread every 10 ms on CPU 1, the three alike.
 
     The bounds are rt-app's, not the model's: ``run`` is a loop count calibrated once
     (decision 180), so a thread's CPU time per window is 2.5 ms only as far as the
-    calibration holds; a share within a quarter of 25 % and a period within 5 % of 10 ms
-    say that the exported run/timer pairs are what rt-app ran."""
+    calibration holds (five runs here gave medians of 0.257-0.260 and one run 0.17, the
+    machine being shared).  What the use case fixes is checked tightly: the period (within
+    5 % of 10 ms), CPU 1 only, the three equal demands alike (within 15 % of each other);
+    the share loosely (half to one and a half times 25 %)."""
     made = export(load_host(EXAMPLES / "kernel" / "fig5.toml"), cpus=(1,), seed=1, seconds=3)
     trace, done = run_traced(made.document, cpu=1, seconds=3, workdir=Path(tmp_path))
     assert done.returncode == 0, done.stderr[-500:]
+    assert ns_per_loop(done.stderr + done.stdout) is not None
     assert not any(p.name.startswith("akita-rtapp-") for p in (TRACEFS / "instances").iterdir())
     with open(trace) as lines:
         found = figures(lines, made.document["tasks"], cpu=1)
     (tmp_path / "figures.json").write_text(json.dumps(found, default=str))
+    shares = []
     for name in ("lookbusy1-0", "lookbusy2-0", "lookbusy3-0"):
         thread = found["threads"][name]
         assert thread["cpus"] == [1], name
         assert 9_500_000 <= thread["median_wake_interval_ns"] <= 10_500_000, (name, thread)
-        assert 0.1875 <= thread["share"] <= 0.3125, (name, float(thread["share"]))
+        assert Fraction(1, 8) <= thread["share"] <= Fraction(3, 8), (name, float(thread["share"]))
+        shares.append(thread["share"])
+    assert max(shares) <= min(shares) * Fraction(115, 100), [float(s) for s in shares]
     assert found["threads"]["memcached-0"]["cpus"] == [1]
     assert sum(t["share"] for t in found["threads"].values()) <= 1
