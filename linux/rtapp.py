@@ -50,6 +50,7 @@ policy with no host-file form is refused or noted, the thread named.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import tomllib
@@ -65,7 +66,7 @@ from akita.model.phases import resolve_phases, with_phases
 
 from .kernel_run import placement
 
-__all__ = ["export", "read_use_case", "host_file_text", "UseCase", "Note", "KINDS", "APPROXIMATED",
+__all__ = ["export", "read_use_case", "loads_use_case", "host_file_text", "UseCase", "Note", "KINDS", "APPROXIMATED",
            "POLICIES", "EXTENSION", "use_case"]
 
 #: The workload kinds rt-app expresses, and those it approximates.
@@ -288,6 +289,50 @@ class _Thread:
             (other.server, other.nice, other.delay_us, other.workload)
 
 
+def loads_use_case(text: str, *, source: str = "<rt-app>") -> Any:
+    """The JSON document of an rt-app use case's *text*, read as rt-app reads it (json-c):
+    ``/* ... */`` and ``// ...`` comments outside strings and a comma before a closing
+    brace or bracket are allowed, as rt-app's own examples use them.
+
+    :raises ModelError: text that is not JSON, naming *source*.
+    """
+    out, i, n = [], 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == '"':
+            end = i + 1
+            while end < n and text[end] != '"':
+                end += 2 if text[end] == "\\" else 1
+            out.append(text[i:end + 1])
+            i = end + 1
+        elif text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            i = n if end < 0 else end + 2
+            out.append(" ")
+        elif text.startswith("//", i):
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+        else:
+            if c in "}]":
+                _drop_trailing_comma(out)
+            out.append(c)
+            i += 1
+    try:
+        return json.loads("".join(out))
+    except json.JSONDecodeError as error:
+        raise ModelError("json", f"{error.msg} at line {error.lineno}",
+                         "an rt-app use case (JSON, comments allowed)", path=source) from None
+
+
+def _drop_trailing_comma(out: list[str]) -> None:
+    """Remove a comma (and the blanks after it) ending *out*, before a closing bracket."""
+    j = len(out)
+    while j > 0 and out[j - 1].isspace():
+        j -= 1
+    if j > 0 and out[j - 1] == ",":
+        del out[j - 1:]
+
+
 def read_use_case(document: object, *, source: str = "<rt-app>") -> tuple[Host, tuple[Note, ...]]:
     """The host an rt-app use case describes, and the notes made reading it.
 
@@ -424,6 +469,8 @@ def _event_list(name: str, events: dict[str, Any]) -> list[tuple[str, int]]:
             value = value.get("period")
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
             raise ModelError(key, value, "a duration in whole microseconds >= 0", vm=name)
+        if event == "sleep" and value == 0:
+            continue  # rt-app sleeps for nothing: no event
         out.append(("run" if event == "runtime" else event, value))
     return out
 

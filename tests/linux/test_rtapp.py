@@ -1,6 +1,7 @@
 """A host's workloads as an rt-app use case and back (akita.linux.rtapp)."""
 
 import json
+from pathlib import Path
 from fractions import Fraction
 
 import attrs
@@ -8,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from akita.linux.rtapp import export, read_use_case, use_case
+from akita.linux.rtapp import export, loads_use_case, read_use_case, use_case
 from akita.model import VM, Criticality, Host, ModelError, load_host
 from akita.model.phases import resolve_phases, with_phases
 from akita.model.share import Share
@@ -183,3 +184,40 @@ def test_the_round_trip_reads_the_use_case_not_the_extension():
     back, _ = read_use_case(doc)
     assert next(v for v in back.vms if v.name == "hi").workload.utilization == \
         Fraction(5001, 10000)
+
+
+def test_a_use_case_with_comments_and_trailing_commas_reads_as_rt_app_reads_it():
+    """rt-app reads its JSON with json-c, which allows comments and a comma before a
+    closing brace; its own examples use both.  A zero sleep is no event."""
+    text = '''{
+        /* 10% load, as rt-app's template.json */
+        "tasks" : {
+            "thread0" : {
+                "loop" : -1,   // for ever
+                "run" : 10000,
+                "sleep" : 0,
+                "timer" : { "ref" : "unique", "period" : 100000 },
+            },
+        },
+        "global" : { "logdir" : "./ /* not a comment */" }
+    }'''
+    document = loads_use_case(text)
+    assert document["global"]["logdir"] == "./ /* not a comment */"
+    host, _ = read_use_case(document)
+    (vm,) = host.vms
+    assert (vm.period, vm.c_opt, vm.workload) == (100_000_000, 10_000_000, Workload("periodic"))
+    with pytest.raises(ModelError) as caught:
+        loads_use_case('{"tasks": {"a": {"run": 1} /* open', source="x.json")
+    assert caught.value.path == "x.json" and caught.value.field == "json"
+
+
+_TEMPLATE = Path("/usr/share/doc/rt-app/examples/template.json")
+
+
+@pytest.mark.skipif(not _TEMPLATE.is_file(), reason="needs rt-app's examples (Debian's rt-app)")
+def test_rt_apps_own_template_reads_as_one_lo_vm_of_ten_percent():
+    host, notes = read_use_case(loads_use_case(_TEMPLATE.read_text()))
+    (vm,) = host.vms
+    assert (vm.name, vm.criticality, Fraction(vm.c_opt, vm.period)) == \
+        ("thread0", Criticality.LO, Fraction(1, 10))
+    assert [n.field for n in notes] == ["server"]

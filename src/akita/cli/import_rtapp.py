@@ -25,13 +25,14 @@ def import_rtapp(use_case: str, output: str | None, as_json: bool) -> int:
     What a host file says differently is noted on stderr (under --json, in
     "notes"); what it cannot say is refused with the thread named (exit status 2).
     """
-    from akita.linux.rtapp import host_file_text, read_use_case
+    from akita.linux.rtapp import host_file_text, loads_use_case, read_use_case
 
     try:
-        document = json.loads(Path(use_case).read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise ModelError("json", str(error).split(":")[0], "an rt-app use case (JSON)",
+        text = Path(use_case).read_text()
+    except UnicodeDecodeError:
+        raise ModelError("json", "bytes that are not UTF-8", "an rt-app use case (JSON)",
                          path=use_case) from None
+    document = loads_use_case(text, source=use_case)
     host, notes = read_use_case(document, source=use_case)
     text = host_file_text(host, use_case, notes)
     if output is not None:
