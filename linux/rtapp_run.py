@@ -39,7 +39,7 @@ __all__ = ["run_traced", "figures", "missing", "ns_per_loop"]
 _EVENTS = ("sched/sched_wakeup", "sched/sched_switch")
 #: Beyond its duration, how long rt-app may take (calibration, start, exit) before it is
 #: killed.
-_GRACE_S = 20
+_GRACE_S = 60
 
 
 def missing(cpu: int = 1) -> str | None:
@@ -104,13 +104,16 @@ def _joiner(group: Group) -> Any:
 def figures(lines: Iterable[str], names: Iterable[str], *, cpu: int) -> dict[str, Any]:
     """Per thread named in *names*: CPU time (ns) and share on *cpu* over the window from
     the last thread's first dispatch to the last event, its wake-ups, the median interval
-    between them (ns), and the CPUs it was seen running on."""
+    between them (ns), and the CPUs it was seen running on; and the time other tasks
+    (not idle) ran on *cpu* in the window (``others_ns``, ``others_share``)."""
     wanted = set(names)
     on: dict[str, int] = {}
     busy: dict[str, list[tuple[int, int]]] = {n: [] for n in wanted}
     wakes: dict[str, list[int]] = {n: [] for n in wanted}
     cpus: dict[str, set[int]] = {n: set() for n in wanted}
     first: dict[str, int] = {}
+    others: list[tuple[int, int]] = []  # other tasks on *cpu*: (since, until)
+    other_since: int | None = None
     last = 0
     for event in sched_events(lines, path="trace.txt"):
         last = max(last, event.ns)
@@ -118,6 +121,9 @@ def figures(lines: Iterable[str], names: Iterable[str], *, cpu: int) -> dict[str
             wakes[event.task.comm].append(event.ns)
         if event.kind != "switch":
             continue
+        if event.cpu == cpu and other_since is not None:
+            others.append((other_since, event.ns))
+            other_since = None
         if event.prev is not None and event.prev.comm in on and event.cpu == cpu:
             busy[event.prev.comm].append((on.pop(event.prev.comm), event.ns))
         if event.next is not None and event.next.comm in wanted:
@@ -125,11 +131,15 @@ def figures(lines: Iterable[str], names: Iterable[str], *, cpu: int) -> dict[str
             if event.cpu == cpu:
                 on[event.next.comm] = event.ns
                 first.setdefault(event.next.comm, event.ns)
+        elif event.next is not None and event.cpu == cpu:
+            other_since = event.ns
     for name, since in on.items():
         busy[name].append((since, last))
     start = max(first.values()) if len(first) == len(wanted) else last
     window = max(1, last - start)
-    out: dict[str, Any] = {"window_ns": window, "threads": {}}
+    foreign = sum(max(0, b - max(a, start)) for a, b in others)
+    out: dict[str, Any] = {"window_ns": window, "others_ns": foreign,
+                           "others_share": Fraction(foreign, window), "threads": {}}
     for name in sorted(wanted):
         ns = sum(max(0, b - max(a, start)) for a, b in busy[name])
         gaps = sorted(b - a for a, b in zip(wakes[name], wakes[name][1:]))
@@ -171,6 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     found["ns_per_loop"] = ns_per_loop(done.stderr + done.stdout)
     for entry in found["threads"].values():
         entry["share"] = f"{float(entry['share']):.4f}"
+    found["others_share"] = f"{float(found['others_share']):.4f}"
     print(json.dumps(found, indent=1))
     return 0 if done.returncode == 0 else 1
 

@@ -39,6 +39,7 @@ def test_figures_read_shares_and_periods_from_a_trace():
     assert found["window_ns"] == 41_000_000
     assert (a["cpu_ns"], b["cpu_ns"]) == (8_000_000, 5_000_000)
     assert a["share"] == Fraction(8, 41) and a["cpus"] == [1]
+    assert found["others_ns"] == 0  # only the idle task ran between them
 
 
 @pytest.mark.skipif(_WHY is not None, reason=_WHY or "")
@@ -59,6 +60,9 @@ def test_rt_app_runs_the_exported_fig5_lookbusy_threads_at_their_duty_cycle(tmp_
     with open(trace) as lines:
         found = figures(lines, made.document["tasks"], cpu=1)
     (tmp_path / "figures.json").write_text(json.dumps(found, default=str))
+    if found["others_share"] > Fraction(1, 10):
+        pytest.skip(f"CPU 1 was taken by other tasks {float(found['others_share']):.0%} of "
+                    "the run (this machine is shared): rt-app's periods are not its own")
     shares = []
     for name in ("lookbusy1-0", "lookbusy2-0", "lookbusy3-0"):
         thread = found["threads"][name]
@@ -69,3 +73,25 @@ def test_rt_app_runs_the_exported_fig5_lookbusy_threads_at_their_duty_cycle(tmp_
     assert max(shares) <= min(shares) * Fraction(115, 100), [float(s) for s in shares]
     assert found["threads"]["memcached-0"]["cpus"] == [1]
     assert sum(t["share"] for t in found["threads"].values()) <= 1
+
+
+def test_the_recorded_rt_app_run_of_fig5_reads_back_its_periods_and_shares():
+    """The committed capture (tests/data/README.md, rtapp/): the lookbusy threads woke
+    every 10 ms and took 27.3-27.4 % of CPU 1 each, memcached's approximation every 1 ms."""
+    import lzma
+
+    from repo import ROOT
+
+    data = ROOT / "tests" / "data" / "rtapp"
+    document = json.loads((data / "fig5.json").read_text())
+    with lzma.open(data / "fig5-trace.txt.xz", "rt") as lines:
+        found = figures(lines, document["tasks"], cpu=1)
+    threads = found["threads"]
+    assert found["window_ns"] == 2_918_128_000
+    assert [threads[f"lookbusy{i}-0"]["median_wake_interval_ns"] for i in (1, 2, 3)] == \
+        [10_002_000, 10_002_000, 10_025_000]
+    assert [threads[f"lookbusy{i}-0"]["cpu_ns"] for i in (1, 2, 3)] == \
+        [795_438_000, 799_816_000, 797_522_000]
+    assert threads["memcached-0"]["median_wake_interval_ns"] == 1_002_000
+    assert all(t["cpus"] == [1] for t in threads.values())
+    assert found["others_share"] < Fraction(1, 10), float(found["others_share"])
