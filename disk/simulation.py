@@ -95,7 +95,10 @@ class _Run:
                  drive: Drive, duration: int, seed: int) -> None:
         self.drive, self.scheduler, self.duration = drive, scheduler, duration
         self.processes = _processes(vms, images, seed)
-        self.metrics = DiskMetrics(scheduler.name, [vm.name for vm in vms], duration)
+        #: the index of each VM's first process
+        self.first = [sum(len(v.processes) for v in vms[:i]) for i in range(len(vms))]
+        self.metrics = DiskMetrics(scheduler.name, [vm.name for vm in vms], duration,
+                                   [[p.name for p in vm.processes] for vm in vms])
         self.events: list[tuple[int, int, int, object]] = []
         self.order = 0
         self.wakes: set[int] = set()
@@ -142,12 +145,12 @@ class _Run:
         self.busy = False
         request.finished = now
         vm = self.metrics.vms[request.vm]
-        vm.requests += 1
-        vm.sectors += request.sectors
-        vm.latency.add(now - request.arrival)
+        process = self.processes[request.process]
+        vm.complete(request.sectors, now - request.arrival)
+        vm.processes[process.index - self.first[request.vm]].complete(
+            request.sectors, now - request.arrival)
         vm.blocked_ns += now - request.arrival
         self.scheduler.completed(request, now)
-        process = self.processes[request.process]
         vm.think_ns += min(process.spec.think_ns, self.duration - now)
         self.push(now + process.spec.think_ns, _ARRIVE, process)
         if vm.requests % _MEMORY_EVERY == 0:
@@ -173,6 +176,7 @@ class _Run:
         metrics.seek_ns += seek
         metrics.rotation_ns += rotation
         metrics.transfer_ns += min(transfer, max(0, self.duration - now - seek - rotation))
+        metrics.busy_ns += min(seek + rotation + transfer, self.duration - now)
         request.started = now
         self.head = request.end
         self.busy = True

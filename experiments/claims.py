@@ -306,8 +306,12 @@ def _pregather_ratio(setup: str, paper: str) -> Reader:
 
 
 def _utilisation(doc: Doc, setup: str) -> dict[str, Fraction]:
+    """The source's disk utilisation, the time transferring over the span
+    (``transfer_permille``); a result written before the drive's busy time became
+    ``utilisation_permille`` (decision 215) carries the transfer figure under that name."""
     runs = doc["data"]["runs"][setup]
-    return {n: Fraction(r["utilisation_permille"], 1000) for n, r in runs.items()}
+    return {n: Fraction(r.get("transfer_permille", r["utilisation_permille"]), 1000)
+            for n, r in runs.items()}
 
 
 def _pregather_alone(doc: Doc) -> Reading:

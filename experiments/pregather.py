@@ -106,7 +106,7 @@ def _plot(runs: dict[str, dict[str, Any]], out: Path) -> list[str]:
     for i, name in enumerate(SCHEDULERS):
         xs = [j + (i - len(SCHEDULERS) / 2 + 0.5) * width for j in range(len(setups))]
         left.bar(xs, [_mbps(runs[s][name]) for s in setups], width, label=name)
-        right.plot(range(len(setups)), [runs[s][name]["utilisation_permille"] / 10
+        right.plot(range(len(setups)), [runs[s][name]["transfer_permille"] / 10
                                         for s in setups], marker=STYLES[i % 4][0],
                    linestyle=STYLES[i % 4][1], label=name, linewidth=2.2 - 0.3 * i)
     for ax, label, title in ((left, "throughput, all VMs (MB/s, log)", "throughput"),
@@ -170,8 +170,8 @@ def _success_claim(text: str, paper: float, run: dict[str, Any], vm: str) -> Cla
 
 def claims(runs: dict[str, dict[str, Any]]) -> list[Claim]:
     patterns = runs["patterns"]["pregather"]
-    alone = {n: runs["data-alone"][n]["utilisation_permille"] for n in SCHEDULERS}
-    beside = {n: runs["data-beside"][n]["utilisation_permille"] for n in SCHEDULERS}
+    alone = {n: runs["data-alone"][n]["transfer_permille"] for n in SCHEDULERS}
+    beside = {n: runs["data-beside"][n]["transfer_permille"] for n in SCHEDULERS}
     memory = max(r["peak_memory_bytes"] for setup in runs.values()
                  for r in [setup["pregather"]])
     seq_ok, seq_n = _success(patterns, "seq")
@@ -224,11 +224,11 @@ def _order_why(runs: dict[str, Any]) -> str:
 
 def _beside_why(runs: dict[str, Any]) -> str:
     pre, cfq = runs["pregather"], runs["cfq"]
-    if abs(pre["utilisation_permille"] - 630) <= 100 and pre["utilisation_permille"] > \
-            cfq["utilisation_permille"]:
+    if abs(pre["transfer_permille"] - 630) <= 100 and pre["transfer_permille"] > \
+            cfq["transfer_permille"]:
         return ""
     rnd = pre["vms"]["rnd"]["bytes_per_s"] / 1e6
-    return (f"ours {pre['utilisation_permille'] / 10:.1f}%: Pregather gives each VM an equal "
+    return (f"ours {pre['transfer_permille'] / 10:.1f}%: Pregather gives each VM an equal "
             f"200 ms slice, and the rnd VM's slices (a third of the time) move {rnd:.1f} MB/s "
             "of 16 KB random requests, the drive seeking most of them; the paper's neighbours "
             "(TPC-H queries, sort) were not random-only, and a lone synchronous stream of "
@@ -240,7 +240,7 @@ def _row(setup: str, name: str, run: dict[str, Any]) -> list[str]:
     lat = [v["latency_ns"]["p50"] for v in run["vms"].values() if v["latency_ns"]["p50"]]
     p99 = [v["latency_ns"]["p99"] for v in run["vms"].values() if v["latency_ns"]["p99"]]
     per_vm = ", ".join(f"{vm} {v['bytes_per_s'] / 1e6:.1f}" for vm, v in run["vms"].items())
-    return [setup, name, f"{_mbps(run):.1f}", per_vm, f"{run['utilisation_permille'] / 10:.1f}%",
+    return [setup, name, f"{_mbps(run):.1f}", per_vm, f"{run['transfer_permille'] / 10:.1f}%",
             str(run["mean_seek_sectors"]),
             f"{max(lat) / 1e6:.2f} / {max(p99) / 1e6:.1f} ms" if lat else "-",
             _pct(run["wait_successes"], run["waits"]), f"{run['peak_memory_bytes'] / 1024:.1f}"]

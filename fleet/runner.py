@@ -33,7 +33,7 @@ def sample_jobs(spec: FleetSpec, replays: dict[str, Replay]) -> list[SampleJob]:
     for name in spec.placements:
         run = replays[name]
         peaks = {peak.host: peak for peak in run.peaks}
-        policy = POLICY_OF.get(name, spec.spread_policy)
+        policy = spec.policy or POLICY_OF.get(name, spec.spread_policy)
         for host in sample_hosts(spec.seed, name, list(peaks), spec.sample):
             jobs.append(SampleJob(placement=name, policy=policy, peak=peaks[host],
                                   pcpus=spec.pcpus, test=spec.test, duration=spec.duration,

@@ -10,9 +10,11 @@ simulated as it stood at its peak (:class:`~.replay.Peak`): its VMs, with
 the workloads of their types, each vCPU **on the pCPU the placement gave
 it**, for ``duration``:
 
-* a first-fit host under the ``akita`` policy, the scheduler first fit
-  belongs to: its x and virtual deadlines from that placement's verdicts;
-* a spread host under ``credit`` (or ``cfs``, ``spread_policy``), the
+* with the spec's ``policy``, every host under that one policy, so that the
+  placements differ in nothing else (decision 216);
+* otherwise a first-fit host under the ``akita`` policy, the scheduler first
+  fit belongs to: its x and virtual deadlines from that placement's verdicts;
+  and a spread host under ``credit`` (or ``cfs``, ``spread_policy``), the
   load-balancing scheduler spreading stands for: its vCPUs start where
   spreading put them, and the policy's balancer may move them.
 

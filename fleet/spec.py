@@ -31,6 +31,7 @@ The format (every key in ``docs/fleet.rst``)::
     hosts = 4                       # hosts simulated per placement
     duration = "1s"
     spread_policy = "credit"        # or "cfs": the policy of the spread hosts
+    policy = "akita"                # instead: one policy for every sampled host
 
 Reading is as strict as for a sweep file (:mod:`akita.sweep.spec`, whose
 readers this module shares): the text is bounded before it is parsed,
@@ -93,7 +94,7 @@ _ARRIVAL_KEYS = ("rate",)
 _LIFETIME_KEYS = ("distribution", "range")
 _MIX_KEYS = ("p_hi", "types")
 _TYPE_KEYS = ("type", "weight", "vcpus", "workload")
-_SAMPLE_KEYS = ("hosts", "duration", "spread_policy")
+_SAMPLE_KEYS = ("hosts", "duration", "spread_policy", "policy")
 _SECOND = 10**9
 
 
@@ -138,6 +139,9 @@ class FleetSpec:
     :param sample: hosts simulated per placement.
     :param duration: ns each sampled host is simulated for.
     :param spread_policy: the policy the spread hosts are simulated under.
+    :param policy: if set, the one policy every sampled host, of every placement, is
+        simulated under (so that the placements are compared under one scheduler);
+        ``None``: a first-fit host under ``akita``, a spread host under ``spread_policy``.
     """
 
     seed: int
@@ -154,6 +158,7 @@ class FleetSpec:
     sample: int
     duration: int
     spread_policy: str = "credit"
+    policy: str | None = None
 
     @property
     def p_arrival(self) -> Fraction:
@@ -181,7 +186,7 @@ class FleetSpec:
                         "types": [{"type": t.preset, "weight": t.weight, "vcpus": list(t.vcpus),
                                    "workload": t.workload.kind} for t in self.mix]},
                 "sample": {"hosts": self.sample, "duration_ns": self.duration,
-                           "spread_policy": self.spread_policy}}
+                           "spread_policy": self.spread_policy, "policy": self.policy}}
 
     @property
     def digest(self) -> str:
@@ -272,7 +277,23 @@ def _spec(document: dict, base: str) -> FleetSpec:
                          "fleet.sample.spread_policy", SPREAD_POLICIES)
     return FleetSpec(seed=seed, horizon=horizon, tick=tick, hosts=hosts, pcpus=pcpus, test=test,
                      placements=placements, rate=rate, lifetime=lifetime, p_hi=p_hi, mix=mix,
-                     sample=count, duration=duration, spread_policy=policy)
+                     sample=count, duration=duration, spread_policy=policy,
+                     policy=_one_policy(sample))
+
+
+def _one_policy(sample: dict) -> str | None:
+    """``fleet.sample.policy``: one policy for every sampled host, or ``None``."""
+    if "policy" not in sample:
+        return None
+    if "spread_policy" in sample:
+        raise ModelError("fleet.sample.policy", sample["policy"],
+                         "either policy (one for every host) or spread_policy, not both")
+    from akita.reference.policies import POLICIES
+
+    policy = sample["policy"]
+    if not isinstance(policy, str) or policy not in POLICIES:
+        raise ModelError("fleet.sample.policy", policy, f"one of {', '.join(POLICIES)}")
+    return policy
 
 
 def _placements(value: Any) -> tuple[str, ...]:

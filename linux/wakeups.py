@@ -39,11 +39,14 @@ _LINE = re.compile(r"\[(\d+)\]\s+\S+\s+(\d+)\.(\d+): (\w+): (.*)")
 
 
 class Instance:
-    """A tracefs instance of this process's own, on one CPU, removed on exit."""
+    """A tracefs instance of this process's own (``instances/NAME-PID``), recording *events*
+    (``system/event``), removed on exit."""
 
-    def __init__(self, cpu: int) -> None:
-        self.path = TRACEFS / "instances" / f"akita-wakeups-{os.getpid()}"
+    def __init__(self, cpu: int, *, name: str = "akita-wakeups",
+                 events: tuple[str, ...] = _EVENTS) -> None:
+        self.path = TRACEFS / "instances" / f"{name}-{os.getpid()}"
         self.cpu = cpu
+        self.events = events
 
     def __enter__(self) -> Instance:
         self.path.mkdir()
@@ -51,7 +54,7 @@ class Instance:
         (self.path / "tracing_cpumask").write_text(f"{(1 << (os.cpu_count() or 1)) - 1:x}")
         (self.path / "buffer_size_kb").write_text("32768")
         (self.path / "trace_clock").write_text("mono")
-        for event in _EVENTS:
+        for event in self.events:
             (self.path / "events" / event / "enable").write_text("1")
         return self
 
@@ -65,7 +68,7 @@ class Instance:
     def __exit__(self, *exc: object) -> None:
         try:
             (self.path / "tracing_on").write_text("0")
-            for event in _EVENTS:
+            for event in self.events:
                 (self.path / "events" / event / "enable").write_text("0")
         finally:
             self.path.rmdir()

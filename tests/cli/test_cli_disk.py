@@ -20,6 +20,17 @@ def test_disk_prints_a_table(capsys):
     assert status == 0 and "pregather" in out and "utilisation" in out
 
 
+def test_the_table_has_per_process_rows_p99_9_and_busy_utilisation(capsys):
+    """examples/disk-mixed.toml: a row per process (reader, logger, scan, update), a p99.9
+    column, and noop's utilisation as busy time (the drive never idles with four processes
+    asking), the transfer time beside it."""
+    mixed = next(p for p in DISK_EXAMPLES if p.name == "disk-mixed.toml")
+    status, out, _ = run_cli(capsys, "disk", mixed, "--duration", "300ms", "--scheduler", "noop")
+    assert status == 0 and "p99.9" in out
+    assert all(name in out for name in ("reader", "logger", "scan", "update"))
+    assert "busy 100.0%" in out and "transferring 2." in out
+
+
 def test_a_bad_disk_file_exits_2_with_one_line(tmp_path, capsys):
     path = spec_file(tmp_path, '[[vm]]\nname = "a"\n[[vm.process]]\npattern = "seqread"\n',
                      "bad.toml")

@@ -34,7 +34,7 @@ def test_every_key_of_the_fleet_file_is_in_the_table():
 def test_the_documented_error_line_is_what_fleet_prints(tmp_path, capsys):
     block = PAGE[PAGE.index("   $ akita fleet bad.toml\n"):]
     line = block.splitlines()[1].strip()
-    spec = (EXAMPLES / "fleet.toml").read_text().replace('rate = "1/40"', "rate = 2")
+    spec = (EXAMPLES / "fleet.toml").read_text().replace('rate = "1/60"', "rate = 2")
     (tmp_path / "bad.toml").write_text(spec)
     assert run(["fleet", str(tmp_path / "bad.toml"), "--workers", "0"]) == 2
     assert capsys.readouterr().err.strip().replace(str(tmp_path / "bad.toml"), "bad.toml") == line

@@ -141,3 +141,21 @@ def test_the_means_are_exact_time_averages():
     area = sum(p.pcpus * (end - p.time) for p, end in zip(series, ends))
     assert run.mean("pcpus") * SPEC.horizon == area
     assert 0 < run.mean("pcpus") <= run.peak_pcpus <= SPEC.hosts * SPEC.pcpus
+
+
+def test_one_policy_simulates_both_placements_sampled_hosts_under_it():
+    """The wrong variant (each placement its own policy) is what the spec without
+    ``policy`` does: first fit under akita, spread under credit."""
+    from akita.fleet.runner import sample_jobs
+
+    small = (ROOT / "tests" / "fleet" / "small.toml").read_text(encoding="utf-8")
+    for text, expected in ((small, {"first-fit": {"akita"}, "spread": {"credit"}}),
+                           (small.replace('duration = "100ms"',
+                                          'duration = "100ms"\npolicy = "akita"'),
+                            {"first-fit": {"akita"}, "spread": {"akita"}})):
+        spec = loads_spec(text)
+        vms = list(arrivals(spec))
+        jobs = sample_jobs(spec, {name: replay(spec, name, vms) for name in spec.placements})
+        found = {name: {j.policy for j in jobs if j.placement == name}
+                 for name in spec.placements}
+        assert found == expected

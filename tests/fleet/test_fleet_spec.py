@@ -38,6 +38,14 @@ def test_the_optional_keys_have_their_documented_defaults():
 def test_the_example_reads():
     spec = load_spec(EXAMPLES / "fleet.toml")
     assert spec.hosts * spec.pcpus == 192 and spec.sample == 4
+    # one policy for both placements' sampled hosts, at a load that does not fill the fleet
+    assert spec.policy == "akita" and spec.rate == Fraction(1, 60)
+
+
+def test_one_policy_for_every_sampled_host_is_read_and_kept_in_the_json():
+    spec = loads_spec(SMALL.replace('duration = "100ms"', 'duration = "100ms"\npolicy = "cfs"'))
+    assert spec.policy == "cfs" and spec.as_json()["sample"]["policy"] == "cfs"
+    assert loads_spec(SMALL).policy is None
 
 
 BAD = {
@@ -77,6 +85,12 @@ BAD = {
                                  'duration = "100ms"\nspread_policy = "rtds"'),
                    "field 'fleet.sample.spread_policy'"),
     "not TOML": ("[fleet\n", "field 'toml'"),
+    "unknown one policy": (SMALL.replace('duration = "100ms"',
+                                         'duration = "100ms"\npolicy = "rtds2"'),
+                           "field 'fleet.sample.policy'"),
+    "one policy and a spread policy": (SMALL.replace(
+        'duration = "100ms"', 'duration = "100ms"\npolicy = "akita"\nspread_policy = "cfs"'),
+        "either policy (one for every host) or spread_policy"),
 }
 
 

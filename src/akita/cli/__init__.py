@@ -40,6 +40,8 @@ COMMANDS: dict[str, str] = {
     "disk": "disk",
     "kernel-run": "kernel_run",
     "linux": "linux",
+    "export-rtapp": "export_rtapp",
+    "import-rtapp": "import_rtapp",
 }
 
 

@@ -27,8 +27,9 @@ __all__ = ["disk"]
 @click.option("--json", "as_json", is_flag=True, help="Print the metrics as JSON on stdout.")
 def disk(disk_file: str, scheduler: str, duration_text: str | None, seed: int | None,
          as_json: bool) -> int:
-    """Run the VMs of DISK.toml on one drive and report throughput, utilisation, seeks,
-    latency, waits and the scheduler's memory.
+    """Run the VMs of DISK.toml on one drive and report throughput, utilisation (the drive's
+    busy time: seeking, rotating and transferring), seeks, latency up to p99.9 per VM and
+    per process, waits and the scheduler's memory.
 
     Same file and seed give the same JSON, byte for byte. Exit status 2 on
     bad input, with one line naming the file, the VM and the field.
@@ -53,19 +54,30 @@ def _print(runs: list[dict[str, Any]]) -> None:
     from rich.table import Table
 
     table = Table(title="akita disk")
-    for column in ("scheduler", "VM", "MB/s", "latency p50", "p99", "waits (successes)"):
+    for column in ("scheduler", "VM", "process", "MB/s", "latency p50", "p99", "p99.9",
+                   "waits (successes)"):
         table.add_column(column)
     for run in runs:
         for vm, m in run["vms"].items():
-            lat = m["latency_ns"]
-            table.add_row(run["scheduler"], vm, f"{m['bytes_per_s'] / 1e6:.2f}",
-                          _ms(lat["p50"]), _ms(lat["p99"]),
+            table.add_row(run["scheduler"], vm, "all", *_counts(m),
                           f"{m['waits']} ({m['wait_successes']})")
-        table.add_row(run["scheduler"], "all", f"{run['bytes_per_s'] / 1e6:.2f}", "", "",
-                      f"utilisation {run['utilisation_permille'] / 10:.1f}%, mean seek "
+            for name, p in m["processes"].items():
+                table.add_row("", "", name, *_counts(p), "")
+        table.add_row(run["scheduler"], "all", "", f"{run['bytes_per_s'] / 1e6:.2f}", "", "", "",
+                      f"busy {run['utilisation_permille'] / 10:.1f}% "
+                      f"(transferring {run['transfer_permille'] / 10:.1f}%), seek "
                       f"{run['mean_seek_sectors']} sectors, memory {run['peak_memory_bytes']} B",
                       end_section=True)
-    Console(highlight=False, width=None if sys.stdout.isatty() else 120).print(table)
+    console = Console(highlight=False, width=None if sys.stdout.isatty() else 140)
+    console.print(table)
+    console.print("utilisation: the drive's busy time (seeking, rotating, transferring) over "
+                  "the run; transferring: transfer time alone.")
+
+
+def _counts(m: dict[str, Any]) -> tuple[str, str, str, str]:
+    lat = m["latency_ns"]
+    return (f"{m['bytes_per_s'] / 1e6:.2f}", _ms(lat["p50"]), _ms(lat["p99"]),
+            _ms(lat["p999"]))
 
 
 def _ms(value: int | None) -> str:
