@@ -33,6 +33,7 @@ COMMANDS: dict[str, str] = {
     "fleet": "fleet",
     "disk": "disk",
     "kernel-run": "kernel_run",
+    "analyze": "analyze",
 }
 
 
