@@ -214,6 +214,7 @@ class Accumulator:
             if self.grid and declared is not None and declared.phase is not None:
                 self.periods[task] = _Period(declared.phase, declared.phase + declared.period,
                                              declared.c_opt)
+                self._released(task, declared.phase, declared.period)
 
     def _close(self, cpu: int, t: int) -> None:
         """Charge ``[since, t)`` of *cpu* to what it ran; *cpu* goes on from *t*."""
@@ -274,7 +275,13 @@ class Accumulator:
             self.used.setdefault(task, []).append((period.start, period.used, period.budget))
             period = self.periods[task] = _Period(period.end, period.end + declared.period,
                                                   declared.c_opt)
+            self._released(task, period.start, declared.period)
         return period
+
+    def _released(self, task: str, start: int, period: int) -> None:
+        """A declared grid's period starts: drawn on every lane of *task* (CPU ``-1``)."""
+        if self.recorder is not None:
+            self.recorder.release(start, -1, task, start + period)
 
     def _mode_span(self, cpu: int, mode: str, start: int, end: int) -> None:
         if end <= start:

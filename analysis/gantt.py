@@ -4,7 +4,8 @@ One group of lanes per CPU, from the top in CPU order; in each group, a
 band showing the pCPU's mode (LO or HI, where the trace records modes) and
 one lane per task that ran on that CPU in the window (or was released
 there), in name order, the lane a bar where the CPU ran the task.  A
-server's ``release`` is an upward tick at the foot of its lane, its
+server's ``release`` (recorded, or on its declared grid in a kernel
+trace whose host fixes its phase) is an upward tick at the foot of its lane, its
 deadline a downward tick at the head, both where they fall in the window;
 time the capture lost is a grey hatched bar on a lane of its own; the
 instants a caller marks (``akita conform``'s violations) are red lines
@@ -88,7 +89,8 @@ def _lanes(rec: GanttRecorder) -> dict[int, list[str]]:
         per = busy.setdefault(cpu, {})
         per[owner or ""] = per.get(owner or "", 0) + end - start
     for t, cpu, vcpu, _ in rec.releases:
-        busy.setdefault(cpu, {}).setdefault(vcpu, 0)
+        if cpu >= 0:
+            busy.setdefault(cpu, {}).setdefault(vcpu, 0)
     for cpu in rec.cpus:
         busy.setdefault(cpu, {})
     share = max(1, MAX_LANES // max(1, len(busy)))
@@ -162,16 +164,7 @@ def render(rec: GanttRecorder, *, title: str = "", marks: Sequence[Mark] = (),
                                            linewidth=0, zorder=0)
                     shade.set_gid(f"hi-shade-cpu{cpu}")
     _ticks(ax, rec, lane_y, colour, ms)
-    for mark in marks:
-        cpu_lanes = [v for (c, _), v in lane_y.items() if c == mark.cpu]
-        if not cpu_lanes or not rec.start <= mark.t < rec.end:
-            continue
-        top = band_y.get(mark.cpu, max(cpu_lanes) + _LANE)
-        line = ax.vlines([mark.t / ms], min(cpu_lanes), top + _BAND, colors="#d00000",
-                         linewidth=1.5, zorder=5)
-        line.set_gid(f"mark-cpu{mark.cpu}-{mark.label}")
-        ax.text(mark.t / ms, top + _BAND, mark.label, color="#d00000", fontsize=8,
-                ha="left", va="bottom")
+    _marks(ax, rec, marks, lane_y, band_y, ms)
     ax.set_xlim(rec.start / ms, rec.end / ms)
     ax.set_ylim(-_GAP / 2, max(y, 1.0))
     ax.set_yticks(ticks, labels, fontsize=8)
@@ -200,13 +193,17 @@ def _ticks(ax: Any, rec: GanttRecorder, lane_y: dict[tuple[int, str], float],
     """Releases (``^`` at a lane's foot) and deadlines (``v`` at its head) in the window."""
     ups: dict[tuple[int, str], list[float]] = {}
     downs: dict[tuple[int, str], list[float]] = {}
+    lanes_of: dict[str, list[int]] = {}
+    for cpu, task in lane_y:
+        lanes_of.setdefault(task, []).append(cpu)
     for t, cpu, vcpu, deadline in rec.releases:
-        if (cpu, vcpu) not in lane_y:
-            continue
-        if rec.start <= t < rec.end:
-            ups.setdefault((cpu, vcpu), []).append(t / ms)
-        if rec.start <= deadline < rec.end:
-            downs.setdefault((cpu, vcpu), []).append(deadline / ms)
+        for on in lanes_of.get(vcpu, []) if cpu < 0 else [cpu]:  # -1: a declared grid's
+            if (on, vcpu) not in lane_y:
+                continue
+            if rec.start <= t < rec.end:
+                ups.setdefault((on, vcpu), []).append(t / ms)
+            if rec.start <= deadline < rec.end:
+                downs.setdefault((on, vcpu), []).append(deadline / ms)
     for (cpu, vcpu), xs in sorted(ups.items()):
         y = lane_y[(cpu, vcpu)]
         (dots,) = ax.plot(xs, [y] * len(xs), linestyle="", marker="^", markersize=5,
@@ -217,6 +214,25 @@ def _ticks(ax: Any, rec: GanttRecorder, lane_y: dict[tuple[int, str], float],
         (dots,) = ax.plot(xs, [y] * len(xs), linestyle="", marker="v", markersize=5,
                           color="black", zorder=4)
         dots.set_gid(f"deadline-cpu{cpu}-{vcpu}")
+
+
+def _marks(ax: Any, rec: GanttRecorder, marks: Sequence[Mark],
+           lane_y: dict[tuple[int, str], float], band_y: dict[int, float], ms: float) -> None:
+    """Red lines across each marked CPU's group; a label where no other of its CPU is near."""
+    labelled: dict[int, float] = {}
+    near = (rec.end - rec.start) / 50
+    for mark in sorted(marks, key=lambda m: (m.cpu, m.t, m.label)):
+        cpu_lanes = [v for (c, _), v in lane_y.items() if c == mark.cpu]
+        if not cpu_lanes or not rec.start <= mark.t < rec.end:
+            continue
+        top = band_y.get(mark.cpu, max(cpu_lanes) + _LANE)
+        line = ax.vlines([mark.t / ms], min(cpu_lanes), top + _BAND, colors="#d00000",
+                         linewidth=0.8, alpha=0.8, zorder=5)
+        line.set_gid(f"mark-cpu{mark.cpu}-{mark.label}")
+        if mark.t - labelled.get(mark.cpu, -near - 1) > near:
+            labelled[mark.cpu] = mark.t
+            ax.text(mark.t / ms, top + _BAND, mark.label, color="#d00000", fontsize=8,
+                    ha="left", va="bottom")
 
 
 def _palette(n: int) -> list[Any]:

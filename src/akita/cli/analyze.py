@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from akita.model import ModelError, format_duration, load_host, parse_duration
+from akita.model.host_file import load_conform
 from akita.oracle.files import FORMATS
 
 from .outputs import writable_file
@@ -66,6 +67,8 @@ def analyze(trace_path, host_file, trace_format, buffer, cpu_hz, mappings, origi
     from akita.oracle.ftrace import parse_seconds
 
     host = load_host(host_file) if host_file is not None else None
+    if host_file is not None and origin_text is None:
+        origin_text = load_conform(host_file).get("origin")  # as akita conform reads it
     window = None if window_text is None else parse_duration(window_text, field="--window")
     if window is not None and window <= 0:
         raise ModelError("--window", window_text, "a window > 0")

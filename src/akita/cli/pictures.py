@@ -41,9 +41,10 @@ def gantt_options(command: F) -> F:
     return command
 
 
-def gantt_window(gantt_path: str | None, from_text: str | None,
-                 to_text: str | None) -> tuple[int, int] | None:
-    """The window ``[from, to)`` in ns, checked before any work (``None`` without --gantt)."""
+def gantt_window(gantt_path: str | None, from_text: str | None, to_text: str | None,
+                 trace_path: str | None = None) -> tuple[int, int] | None:
+    """The window ``[from, to)`` in ns, checked before any work (``None`` without --gantt);
+    *trace_path*, the trace the picture will read again (not stdin)."""
     from akita.analysis.gantt import DEFAULT_SPAN
 
     if gantt_path is None:
@@ -51,6 +52,9 @@ def gantt_window(gantt_path: str | None, from_text: str | None,
             raise ModelError("--from/--to", from_text or to_text, "--gantt FILE.svg|png with "
                              "them (they choose the window it draws)")
         return None
+    if trace_path == "-":
+        raise ModelError("--gantt", gantt_path, "a trace read from a file, not stdin (the "
+                         "picture reads the trace again)")
     if not gantt_path.lower().endswith((".svg", ".png")):
         raise ModelError("--gantt", gantt_path, "a file name ending .svg or .png")
     writable_file("--gantt", gantt_path)

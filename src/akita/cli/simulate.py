@@ -13,6 +13,7 @@ from akita.reference.policies import POLICIES
 from akita.reference.run import simulate as run_simulation
 
 from .outputs import writable_file
+from .pictures import draw_gantt, gantt_options, gantt_window, scratch_trace
 from .progress import stderr_bar
 
 if TYPE_CHECKING:  # rich is imported when a table or a bar is drawn, not for --json
@@ -42,8 +43,10 @@ LEGEND = (
               help="Write the trace as JSON Lines to this file.")
 @click.option("--timeline", "timeline_path", type=click.Path(dir_okay=False),
               help="Write a Chrome trace-event timeline (opens in Perfetto) to this file.")
+@gantt_options
 @click.option("--json", "as_json", is_flag=True, help="Print the metrics as JSON on stdout.")
-def simulate(host_file, policy, duration_text, seed, trace_path, timeline_path, as_json) -> int:
+def simulate(host_file, policy, duration_text, seed, trace_path, timeline_path, gantt_path,
+             from_text, to_text, as_json) -> int:
     """Simulate HOST.toml (default: the paper's Figure 5 host) and report per-VM metrics.
 
     Same file and seed give the same trace and JSON, byte for byte.
@@ -70,10 +73,13 @@ def simulate(host_file, policy, duration_text, seed, trace_path, timeline_path, 
         host = load_host(host_file)
     writable_file("--trace", trace_path)
     writable_file("--timeline", timeline_path)
-    with stderr_bar("simulating", total=duration) as update:
+    drawn = gantt_window(gantt_path, from_text, to_text)
+    with stderr_bar("simulating", total=duration) as update, \
+            scratch_trace(gantt_path, trace_path) as written:
         report = None if update is None else (lambda t: update(completed=t))
-        result = run_simulation(host, policy, duration=duration, seed=seed, trace_path=trace_path,
+        result = run_simulation(host, policy, duration=duration, seed=seed, trace_path=written,
                                 timeline_path=timeline_path, progress=report)
+        draw_gantt(gantt_path, drawn, written, title=f"{policy}, seed {seed}")
     if as_json:
         click.echo(json.dumps(result.as_json()))
     else:
