@@ -242,11 +242,12 @@ def _palette(n: int) -> list[Any]:
     return [cmap(i % cmap.N) for i in range(n)]
 
 
-def save(fig: Any, path: str) -> None:
-    """Write *fig* to *path*, SVG or PNG by its suffix, the same bytes for the same figure."""
+def save(fig: Any, path: Any) -> None:
+    """Write *fig* to *path* (or a binary stream: PNG), SVG or PNG by its suffix, the same
+    bytes for the same figure."""
     import matplotlib
 
-    kind = "svg" if str(path).lower().endswith(".svg") else "png"
+    kind = "svg" if isinstance(path, str) and path.lower().endswith(".svg") else "png"
     metadata: dict[str, Any] = {"Date": None} if kind == "svg" else {"Software": None}
     with matplotlib.rc_context({"svg.hashsalt": "akita", "svg.fonttype": "none"}):
         fig.savefig(path, format=kind, metadata=metadata)
