@@ -58,5 +58,6 @@ def _latencies(ax: Any, analysis: Analysis, tasks: list[str]) -> None:
                [0 if v is None else v / 1e3 for v in values], width, label=label)
     ax.set_xticks(range(len(tasks)), tasks, rotation=30, ha="right", fontsize=8)
     ax.set_ylabel("wake-to-run latency (us)")
-    ax.set_title("Wake-to-run latency per task (a task never woken has no bar)", fontsize=10)
+    ax.set_title("Wake-to-run latency per task (no bar: 0 ns, dispatched at its wake-up, or "
+                 "never woken)", fontsize=10)
     ax.legend(fontsize=8)
