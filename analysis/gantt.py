@@ -173,8 +173,8 @@ def render(rec: GanttRecorder, *, title: str = "", marks: Sequence[Mark] = (),
     ax.grid(axis="x", linewidth=0.3, alpha=0.5)
     ax.set_title(title or f"Schedule from {format_duration(rec.start)} to "
                  f"{format_duration(rec.end)}", fontsize=10)
-    handles = [Patch(facecolor=MODE_COLOURS[m], label=f"{m} mode") for m in ("LO", "HI")
-               ] if modes_recorded else []
+    handles: list[Any] = [Patch(facecolor=MODE_COLOURS[m], label=f"{m} mode")
+                          for m in ("LO", "HI")] if modes_recorded else []
     if rec.releases:
         from matplotlib.lines import Line2D
         handles += [Line2D([], [], marker="^", linestyle="", color="black", label="release"),

@@ -126,7 +126,7 @@ class Analysis:
         }
 
     def rows(self) -> Iterator[tuple[str, str, str, Any]]:
-        """Every figure as a ``(section, name, metric, value)`` row (``--csv``), in a fixed order."""
+        """Every figure as a ``(section, name, metric, value)`` row (``--csv``), in fixed order."""
         for task, figures in self.tasks.items():
             for metric in ("cpu_ns", "share_exact", "dispatches", "wakes", "migrations"):
                 yield "task", task, metric, figures[metric]
