@@ -1,0 +1,35 @@
+"""The experiments' linear axes start at 0 where their values allow a linear axis."""
+
+from fractions import Fraction
+
+import matplotlib.pyplot as plt
+import pytest
+
+from akita.experiments import fig7, fig8
+
+
+@pytest.fixture
+def caught(monkeypatch):
+    """The figures the experiments' ``save`` closes."""
+    figures = []
+    close = plt.close
+    monkeypatch.setattr(plt, "close", lambda fig=None: (figures.append(fig), close(fig)))
+    return figures
+
+
+def test_fig7_shares_run_from_0_to_100_percent(tmp_path, caught):
+    series = {"hi": [Fraction(1, 4)] * 4 + [Fraction(1, 2)] * 4,
+              "lookbusy1": [Fraction(1, 4)] * 4 + [Fraction(1, 6)] * 4}
+    fig7._plot(series, 4 * fig7.WINDOW, tmp_path)
+    ax = caught[-1].axes[0]
+    assert ax.get_yscale() == "linear" and ax.get_ylim() == (0.0, 100.0)
+
+
+def test_fig8_tail_is_linear_from_0(tmp_path, caught):
+    tail = {p: {n: {"p999": 700_000 + 100_000 * k * i} for k, n in enumerate(fig8.COUNTS)}
+            for i, p in enumerate(fig8.POLICIES)}
+    idle = {p: {n: 0 for n in fig8.COUNTS} for p in fig8.POLICIES}
+    fig8._plot(tail, idle, tmp_path)
+    left = caught[-1].axes[0]
+    assert left.get_yscale() == "linear" and left.get_ylim()[0] == 0.0
+    assert left.get_ylim()[1] >= 0.7 + 0.1 * 5 * 2  # the largest tail, in ms, is shown
