@@ -33,3 +33,26 @@ def test_fig8_tail_is_linear_from_0(tmp_path, caught):
     left = caught[-1].axes[0]
     assert left.get_yscale() == "linear" and left.get_ylim()[0] == 0.0
     assert left.get_ylim()[1] >= 0.7 + 0.1 * 5 * 2  # the largest tail, in ms, is shown
+
+
+def test_a_quick_run_is_marked_on_its_figure_and_a_full_one_is_not(tmp_path):
+    from akita.experiments.plotting import QUICK_MARK, figure, save
+
+    for mark, folder in (("QUICK RUN (--quick)", "quick"), (None, "full")):
+        token = QUICK_MARK.set(mark)
+        try:
+            fig, ax = figure()
+            ax.plot([0, 1], [0, 1])
+            ax.set_title("t")
+            save(fig, tmp_path / folder, "p")
+        finally:
+            QUICK_MARK.reset(token)
+    assert 'id="quick-mark"' in (tmp_path / "quick" / "p.svg").read_text()
+    assert 'id="quick-mark"' not in (tmp_path / "full" / "p.svg").read_text()
+
+
+def test_reproduce_quick_marks_its_plots(tmp_path):
+    from akita.cli import run
+
+    assert run(["reproduce", "fig7", "--quick", "--out", str(tmp_path)]) == 0
+    assert 'id="quick-mark"' in (tmp_path / "fig7-shares.svg").read_text()
