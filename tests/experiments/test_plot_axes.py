@@ -1,5 +1,6 @@
 """The experiments' linear axes start at 0 where their values allow a linear axis."""
 
+import math
 from fractions import Fraction
 
 import matplotlib.pyplot as plt
@@ -56,3 +57,30 @@ def test_reproduce_quick_marks_its_plots(tmp_path):
 
     assert run(["reproduce", "fig7", "--quick", "--out", str(tmp_path)]) == 0
     assert 'id="quick-mark"' in (tmp_path / "fig7-shares.svg").read_text()
+
+
+def test_pregather_ticks_are_plain_numbers_and_labels_do_not_overlap(tmp_path, caught):
+    import json
+
+    from akita.experiments import pregather
+    from repo import DOCS
+
+    runs = json.loads((DOCS / "experiments" / "pregather.json").read_text())["data"]["runs"]
+    pregather._plot(runs, tmp_path)
+    fig = caught[-1]
+    left = fig.axes[0]
+    formatter = left.yaxis.get_major_formatter()
+    assert formatter(20.0, 0) == "20" and formatter(2.0, 0) == "2"  # not 2x10^1, 2x10^0
+    fig.canvas.draw()
+    for ax in fig.axes[:2]:
+        # Labels are parallel strips: unrotated, each must be narrower than the tick spacing;
+        # rotated by theta, the strips' distance (spacing x sin theta) must exceed their height.
+        ticks = [ax.transData.transform((x, 0))[0] for x in ax.get_xticks()]
+        spacing = min(b - a for a, b in zip(ticks, ticks[1:]))
+        for label in ax.get_xticklabels():
+            theta = math.radians(label.get_rotation())
+            height = label.get_fontsize() * fig.dpi / 72
+            if theta == 0:
+                assert label.get_window_extent().width < spacing, label.get_text()
+            else:
+                assert spacing * math.sin(theta) > height, label.get_text()
