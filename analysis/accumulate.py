@@ -26,7 +26,7 @@ Every time is an exact integer number of ns; shares are exact fractions.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, Protocol
+from typing import Protocol
 
 import attrs
 
@@ -296,9 +296,3 @@ class Accumulator:
         if span <= 0:
             return {}
         return {task: Fraction(ns, span) for task, ns in self.run_ns.items()}
-
-    def state(self) -> dict[str, Any]:
-        """The sums, for :class:`~akita.analysis.result.Analysis`."""
-        return {name: getattr(self, name) for name in (
-            "run_ns", "cpu_ns", "windows", "idle_ns", "unknown_ns", "latencies", "migrations",
-            "dispatches", "wakes", "residency", "switches", "used", "end")}

@@ -140,3 +140,12 @@ def test_analyze_gantt_of_a_kernel_capture(capsys, tmp_path):
                              "--to", "100ms")
     assert status == 0, err
     assert picture.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_a_text_trace_on_stdin(capsys, monkeypatch):
+    data = (DATA / "sched_text" / "vcpus.kernel.txt").read_bytes()
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(data)))
+    status, out, err = run_cli(capsys, "analyze", "-", "--json")
+    assert status == 0, err
+    found = json.loads(out)
+    assert found["trace"] == "<stdin>" and found["format"] == "ftrace" and found["events"] == 105
