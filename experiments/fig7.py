@@ -92,6 +92,7 @@ def _plot(series: dict[str, list[Fraction]], half: int, out: Path) -> list[str]:
     ax.axvline(float(Fraction(half, S)), color="grey", linestyle=":")
     ax.set_xlabel("time (s)")
     ax.set_ylabel("CPU share (% of the pCPU)")
+    ax.set_ylim(0, 100)  # a share's whole range: the split reads against the whole pCPU
     ax.set_title("akita: HI demand 25% then 50%, 3 LO lookbusy VMs at 25%")
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
     return save(fig, out, "fig7-shares")

@@ -8,17 +8,23 @@ be listed without it (``akita reproduce --help``).
 
 Every plot has a title; series that may coincide are told apart by marker
 and line style, not by colour alone, and legends are placed where they
-cover no data.
+cover no data.  A plot of a ``--quick`` run says so on the figure itself
+(:data:`QUICK_MARK`, set by :func:`~.registry.reproduce` around each
+experiment), so that it is never taken for the shipped full-length figure.
 """
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
 from akita.atomic import atomic_file
 
-__all__ = ["pyplot", "figure", "save", "log_axis", "STYLES"]
+__all__ = ["pyplot", "figure", "save", "log_axis", "STYLES", "QUICK_MARK"]
+
+#: The words stamped on every figure :func:`save` writes, or ``None`` (a full run).
+QUICK_MARK: ContextVar[str | None] = ContextVar("QUICK_MARK", default=None)
 
 #: Marker and line style of the i-th series of a plot: equal series stay visible.
 STYLES = (("o", "-"), ("s", "--"), ("^", ":"), ("D", "-."))
@@ -54,6 +60,10 @@ def log_axis(ax: Any) -> None:
 def save(fig: Any, folder: Path, name: str) -> list[str]:
     """Write *fig* as ``name.svg`` and ``name.png`` into *folder*; return the file names."""
     folder.mkdir(parents=True, exist_ok=True)
+    mark = QUICK_MARK.get()
+    if mark is not None:
+        fig.text(0.005, 0.005, mark, ha="left", va="bottom", fontsize=7, color="#c00000",
+                 gid="quick-mark")
     with atomic_file(folder / f"{name}.svg", "wb") as svg:
         fig.savefig(svg, format="svg", metadata={"Date": None, "Creator": None})
     with atomic_file(folder / f"{name}.png", "wb") as png:

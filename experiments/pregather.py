@@ -47,7 +47,7 @@ from akita.disk.schedulers.vnavigator import HORIZON, ZONE_SECTORS
 from akita.disk.vdisk import IMAGE_SECTORS
 
 from .experiment import Claim, Experiment, Outcome
-from .plotting import STYLES, pyplot, save
+from .plotting import STYLES, log_axis, pyplot, save
 
 __all__ = ["Pregather", "SETUPS", "measure"]
 
@@ -112,10 +112,10 @@ def _plot(runs: dict[str, dict[str, Any]], out: Path) -> list[str]:
     for ax, label, title in ((left, "throughput, all VMs (MB/s, log)", "throughput"),
                              (right, "disk utilisation (% of time transferring)",
                               "utilisation")):
-        ax.set_xticks(range(len(setups)), setups, fontsize=7)
+        ax.set_xticks(range(len(setups)), setups, fontsize=7, rotation=25, ha="right")
         ax.set_ylabel(label)
         ax.set_title(title, fontsize=9)
-    left.set_yscale("log")
+    log_axis(left)  # 2-70 MB/s: plain numbers at 1, 2, 5 of each decade
     fig.legend(*left.get_legend_handles_labels(), loc="outside lower center", ncols=5,
                fontsize=7)
     return save(fig, out, "pregather-setups")

@@ -15,6 +15,7 @@ from .fig6 import Fig6
 from .fig7 import Fig7
 from .fig8 import Fig8
 from .flexcore import FlexCore
+from .plotting import QUICK_MARK
 from .pregather import Pregather
 from .switch_cost import SWITCH_COST, SwitchCost, switch_cost as current_switch_cost
 from .thread import THREAD_EXPERIMENTS
@@ -55,7 +56,11 @@ def reproduce(name: str, out: str | Path, *, quick: bool = False,
         for experiment in chosen:
             if on_start is not None:
                 on_start(experiment)
-            outcome = experiment.run(folder, quick=quick)
+            mark = QUICK_MARK.set("QUICK RUN (--quick)" if quick else None)
+            try:
+                outcome = experiment.run(folder, quick=quick)
+            finally:
+                QUICK_MARK.reset(mark)
             outcome.run = RunRecord(quick, current_switch_cost(), experiment.seed, commit)
             outcome.write(folder)
             outcomes.append(outcome)

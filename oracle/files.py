@@ -49,7 +49,7 @@ from akita.reference.trace import TraceError, text_lines
 
 from .compressed import decompressed, peek, spooled
 from .claims import Claims, capture_claims
-from .ftrace import FtraceTally, looks_like_ftrace, read_ftrace
+from .ftrace import FtraceTally, looks_like_ftrace, read_ftrace, sched_events
 from .jsonl import read_jsonl
 from .kernel import Tally, akita_events, check_mapping, check_origin
 from .oracle import DECISIONS
@@ -61,7 +61,7 @@ from .tracedat import is_tracedat, read_tracedat
 from .xentrace import is_xentrace, read_xentrace
 
 __all__ = ["FORMATS", "FTRACE_REPORTS", "KERNEL_FORMATS", "RECORDING", "conform_file",
-           "conform_stream", "diagnose"]
+           "conform_stream", "diagnose", "open_trace"]
 
 #: The decision kinds a kernel trace records (its switches).
 FTRACE_REPORTS = ("dispatch", "idle")
@@ -181,6 +181,50 @@ def conform_stream(
                          f"{format_duration(report.end)} (its first is at t = "
                          f"{format_duration(report.start)}; t = 0 is the origin)", path=path)
     return report
+
+
+def open_trace(stream: IO[Any], *, path: str = "<trace>", trace_format: TraceFormat = "auto",
+               cpu_hz: int | None = None, buffer: str | None = None,
+               tally: Tally | None = None,
+               ) -> tuple[str, dict[str, Any] | None, Iterator[Any]]:
+    """The format of the trace on *stream*, its header, and its records, read as they are used.
+
+    The same readers and the same telling apart as :func:`conform_stream`,
+    without the oracle: ``("jsonl", header, events)`` with the trace format's
+    event dictionaries, or ``(format, None, records)`` with a kernel format's
+    :class:`~.kernel.SchedEvent` records, every task kept (no mapping).  What
+    reads them (:mod:`akita.analysis`) names the tasks itself.
+
+    :raises TraceError: as :func:`conform_stream`, for a file that is none of the formats.
+    """
+    if trace_format not in FORMATS:
+        raise ModelError("--format", trace_format, f"one of {', '.join(FORMATS)}")
+    lines: Iterator[str] | None = None
+    stream, codec = decompressed(stream, path)
+    if trace_format == "auto":
+        trace_format = _binary(stream) or "auto"
+    if codec is not None and trace_format in ("trace.dat", "xentrace"):
+        stream = spooled(stream, path, codec)
+    if trace_format in ("auto", "jsonl", "ftrace"):
+        trace_format, lines = _text(stream, path, trace_format)
+    if trace_format == "jsonl":
+        assert lines is not None
+        header, events = read_jsonl(lines, path)
+        return "jsonl", header, events
+    if trace_format == "xentrace" and cpu_hz is None:
+        raise ModelError("--cpu-hz", "nothing", "for a xentrace capture, the cycle counter's "
+                         "frequency in Hz (xl info's cpu_mhz x 10**6)")
+    tally = Tally() if tally is None else tally
+    if lines is not None:
+        return trace_format, None, sched_events(lines, path=path, tally=tally)
+    if not isinstance(stream.read(0), bytes):
+        raise TraceError("stream", "a text stream", f"a binary stream for a {trace_format} "
+                         "file", path=path)
+    binary = cast(BinaryIO, stream)
+    if trace_format == "trace.dat":
+        return trace_format, None, read_tracedat(binary, path=path, tally=tally, buffer=buffer)
+    assert cpu_hz is not None
+    return trace_format, None, read_xentrace(binary, path=path, cpu_hz=cpu_hz, tally=tally)
 
 
 def _binary(stream: IO[Any]) -> TraceFormat | None:

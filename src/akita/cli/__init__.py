@@ -42,6 +42,7 @@ COMMANDS: dict[str, str] = {
     "linux": "linux",
     "export-rtapp": "export_rtapp",
     "import-rtapp": "import_rtapp",
+    "analyze": "analyze",
 }
 
 

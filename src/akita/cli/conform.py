@@ -24,6 +24,7 @@ from akita.oracle.ftrace import parse_seconds
 from akita.oracle.tolerance import KERNEL_TOLERANCE_NS
 
 from .outputs import writable_file
+from .pictures import draw_gantt, gantt_options, gantt_window
 from .progress import stderr_bar
 
 __all__ = ["conform"]
@@ -77,10 +78,11 @@ __all__ = ["conform"]
 @click.option("--timeline", "timeline_path", default=None, metavar="OUT.json",
               help="Also write the trace as a Perfetto timeline with each violation marked "
                    "on its pCPU's track (written whole, or not at all).")
+@gantt_options
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON on stdout.")
 def conform(host_file, trace_path, trace_format, buffer, cpu_hz, tolerance_text, placement, policy, ties,
             reports_text, mappings, origin_text, end_text, keep, window, timeline_path,
-            as_json) -> int:
+            gantt_path, from_text, to_text, as_json) -> int:
     """Check that every decision in TRACE is one the Akita rules allow on HOST.toml.
 
     TRACE is a JSON Lines trace (the format of akita simulate --trace), Linux
@@ -96,6 +98,7 @@ def conform(host_file, trace_path, trace_format, buffer, cpu_hz, tolerance_text,
     contradicted).
     """
     writable_file("--timeline", timeline_path)
+    drawn = gantt_window(gantt_path, from_text, to_text, trace_path)
     host = load_host(host_file)
     table = load_conform(host_file)  # what the host file says, where the flags do not
     policy = policy or table.get("policy")  # None: the capture's claim, else akita
@@ -134,6 +137,9 @@ def conform(host_file, trace_path, trace_format, buffer, cpu_hz, tolerance_text,
                                 tolerance=tolerance, ties=ties, policy=policy, keep=keep,
                                 placement=placement, window=window, progress=progress,
                                 timeline=timeline, cpu_hz=cpu_hz, buffer=buffer)
+    draw_gantt(gantt_path, drawn, trace_path, host=host,
+               title=f"{path}: {report.verdict}", marks=report.violations, trace_map=mapping,
+               trace_format=trace_format, cpu_hz=cpu_hz, buffer=buffer, origin_ns=origin)
     if as_json:
         click.echo(json.dumps(report.as_json()))
     else:

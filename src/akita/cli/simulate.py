@@ -14,6 +14,7 @@ from akita.reference.promises import BROKEN, overruns, promises
 from akita.reference.run import simulate as run_simulation
 
 from .outputs import writable_file
+from .pictures import draw_gantt, gantt_options, gantt_window, scratch_trace
 from .progress import stderr_bar
 from .reading import hi_mode_order_option, with_hi_mode_order
 
@@ -50,9 +51,10 @@ LEGEND = (
 @click.option("--timeline", "timeline_path", type=click.Path(dir_okay=False),
               help="Write a Chrome trace-event timeline (opens in Perfetto) to this file.")
 @hi_mode_order_option
+@gantt_options
 @click.option("--json", "as_json", is_flag=True, help="Print the metrics as JSON on stdout.")
 def simulate(host_file, policy, duration_text, seed, trace_path, timeline_path, hi_mode_order,
-             as_json) -> int:
+             gantt_path, from_text, to_text, as_json) -> int:
     """Simulate HOST.toml (default: the paper's Figure 5 host) and report per-VM metrics.
 
     Same file and seed give the same trace and JSON, byte for byte.
@@ -80,10 +82,13 @@ def simulate(host_file, policy, duration_text, seed, trace_path, timeline_path, 
     host = with_hi_mode_order(host, hi_mode_order)
     writable_file("--trace", trace_path)
     writable_file("--timeline", timeline_path)
-    with stderr_bar("simulating", total=duration) as update:
+    drawn = gantt_window(gantt_path, from_text, to_text)
+    with stderr_bar("simulating", total=duration) as update, \
+            scratch_trace(gantt_path, trace_path) as written:
         report = None if update is None else (lambda t: update(completed=t))
-        result = run_simulation(host, policy, duration=duration, seed=seed, trace_path=trace_path,
+        result = run_simulation(host, policy, duration=duration, seed=seed, trace_path=written,
                                 timeline_path=timeline_path, progress=report)
+        draw_gantt(gantt_path, drawn, written, title=f"{policy}, seed {seed}")
     if as_json:
         doc = result.as_json()
         if "hi_mode_order" in doc:
