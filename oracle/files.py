@@ -206,7 +206,7 @@ def open_trace(stream: IO[Any], *, path: str = "<trace>", trace_format: TraceFor
     if codec is not None and trace_format in ("trace.dat", "xentrace"):
         stream = spooled(stream, path, codec)
     if trace_format in ("auto", "jsonl", "ftrace"):
-        trace_format, lines = _text(stream, path, trace_format)
+        trace_format, lines, _ = _text(stream, path, trace_format)
     if trace_format == "jsonl":
         assert lines is not None
         header, events = read_jsonl(lines, path)
