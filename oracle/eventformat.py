@@ -44,11 +44,11 @@ __all__ = ["Field", "EventFormat", "RecordReader", "c_string", "parse_fields", "
            "record_reader", "state_mask"]
 
 _FIELD = re.compile(
-    r"^\s*field:\s*(?P<decl>[^;\n]{1,200}?)\s*;\s*offset:\s*(?P<offset>\d{1,9})\s*;"
-    r"\s*size:\s*(?P<size>\d{1,9})\s*;(?:\s*signed:\s*(?P<signed>[01])\s*;)?", re.M)
+    r"^\s*field:\s*(?P<decl>[^;\n]{1,200}?)\s*;\s*offset:\s*(?P<offset>[0-9]{1,9})\s*;"
+    r"\s*size:\s*(?P<size>[0-9]{1,9})\s*;(?:\s*signed:\s*(?P<signed>[01])\s*;)?", re.M)
 _DECL = re.compile(r"^(?P<type>.*?)\s*\b(?P<name>[A-Za-z_]\w*)\s*(?P<dim>\[[^\]]*\])?$")
 _NAME = re.compile(r"^name:\s*(?P<name>\S{1,200})\s*$", re.M)
-_ID = re.compile(r"^ID:\s*(?P<id>\d{1,9})\s*$", re.M)
+_ID = re.compile(r"^ID:\s*(?P<id>[0-9]{1,9})\s*$", re.M)
 _PRINT = re.compile(r"^print fmt:\s*(?P<fmt>.*)$", re.M)
 _SHOWN = {"int": "an integer", "str": "a char array", "loc": "a __data_loc string",
           "rel": "a __rel_loc string", "other": "a field"}
@@ -111,7 +111,7 @@ def parse_fields(text: str) -> dict[str, Field]:
         if match["signed"] is not None:
             signed = match["signed"] == "1"
         else:
-            signed = not (ctype.startswith("unsigned") or re.fullmatch(r"u\d+", ctype))
+            signed = not (ctype.startswith("unsigned") or re.fullmatch(r"u[0-9]+", ctype))
         fields[decl["name"]] = Field(decl["name"], int(match["offset"]), size, signed,
                                      _kind(ctype, decl["dim"], size))
     return fields
@@ -218,7 +218,7 @@ def _wanted(event: EventFormat, name: str, text: bool) -> Field:
 
 #: The most characters of a mask expression :func:`state_mask` evaluates.
 MAX_MASK_CHARS = 1000
-_TOKEN = re.compile(r"\s*(?:(?P<num>0[xX][0-9a-fA-F]{1,16}|\d{1,20})[uUlL]*"
+_TOKEN = re.compile(r"\s*(?:(?P<num>0[xX][0-9a-fA-F]{1,16}|[0-9]{1,20})[uUlL]*"
                     r"|(?P<op><<|>>|[()|&^+\-*~]))")
 _STATE = re.compile(r"REC->prev_state\s*")
 
@@ -356,6 +356,6 @@ class _Mask:
 
     def number(self, token: str) -> int:
         try:
-            return int(token, 8 if re.fullmatch(r"0\d+", token) else 0)
+            return int(token, 8 if re.fullmatch(r"0[0-9]+", token) else 0)
         except ValueError:  # an octal number with an 8 or a 9
             raise self.fail() from None

@@ -55,14 +55,14 @@ MISSED_EVENTS = 1 << 31
 MISSED_STORED = 1 << 30
 
 _HEADER_EVENT = (
-    (r"type_len\s*:\s*(\d{1,9})\s*bits", 5, "type_len : 5 bits"),
-    (r"time_delta\s*:\s*(\d{1,9})\s*bits", 27, "time_delta : 27 bits"),
+    (r"type_len\s*:\s*([0-9]{1,9})\s*bits", 5, "type_len : 5 bits"),
+    (r"time_delta\s*:\s*([0-9]{1,9})\s*bits", 27, "time_delta : 27 bits"),
 )
 _HEADER_TYPES = (
-    (r"padding\s*:\s*type\s*==\s*(\d{1,9})", TYPE_PADDING),
-    (r"time_extend\s*:\s*type\s*==\s*(\d{1,9})", TYPE_TIME_EXTEND),
-    (r"time_stamp\s*:\s*type\s*==\s*(\d{1,9})", TYPE_TIME_STAMP),
-    (r"data max type_len\s*==\s*(\d{1,9})", TYPE_PADDING - 1),
+    (r"padding\s*:\s*type\s*==\s*([0-9]{1,9})", TYPE_PADDING),
+    (r"time_extend\s*:\s*type\s*==\s*([0-9]{1,9})", TYPE_TIME_EXTEND),
+    (r"time_stamp\s*:\s*type\s*==\s*([0-9]{1,9})", TYPE_TIME_STAMP),
+    (r"data max type_len\s*==\s*([0-9]{1,9})", TYPE_PADDING - 1),
 )
 
 

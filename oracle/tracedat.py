@@ -175,7 +175,7 @@ _WANTED = {_DATE, _CPUSTAT, _BUFFER, _TRACECLOCK, _OFFSET, _TSC2NSEC, _HEADER_IN
            _BUFFER_TEXT}
 
 _CLOCK = re.compile(r"\[([^\]\s]{1,64})\]")
-_C_INTEGER = re.compile(r"\s*([+-]?)(0[xX][0-9a-fA-F]{1,16}|0[0-7]{0,22}|[1-9]\d{0,19})\s*")
+_C_INTEGER = re.compile(r"\s*([+-]?)(0[xX][0-9a-fA-F]{1,16}|0[0-7]{0,22}|[1-9][0-9]{0,19})\s*")
 _NO_ZSTD = ("an uncompressed or zlib-compressed trace.dat: this Python has no zstd decoder "
             "(compression.zstd is in Python 3.14 and later); convert the file with 'trace-cmd "
             "convert --compression none -i FILE -o OUT' (or --file-version 6), or record with "
