@@ -278,6 +278,12 @@ def campaign(fmt: str, runs: int, seed: int, limit: float, out: Path,
                                             "trace": trace[-2000:]})
                 say(f"  {fmt} input {number}: {finding}")
             path.unlink()
+            if (number + 1) % 1000 == 0:  # a bounded run still tells how far it got
+                say(f"  {fmt}: {number + 1} runs in {time.perf_counter() - began:.1f} s, "
+                    f"{figures['tracebacks']} tracebacks, {figures['hangs']} hangs, "
+                    f"{figures['vacuous_passes']} vacuous passes, "
+                    f"{figures['multi_line_errors']} multi-line errors, "
+                    f"statuses {figures['statuses']}")
     figures["seconds"] = round(time.perf_counter() - began, 1)
     return figures
 

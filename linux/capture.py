@@ -36,8 +36,8 @@ __all__ = ["write", "renumber", "HEADER"]
 
 HEADER = "# akita-linux capture: policy={policy} reports=dispatch,idle,mode,temperature tick={tick}"
 
-_CPU = re.compile(r"^(\s*.+?-\d+\s+(?:\(\s*[-\d]+\)\s+)?)\[(\d+)\]")
-_FIELD = re.compile(r"\b(target_cpu|orig_cpu|dest_cpu)=(\d+)")
+_CPU = re.compile(r"^(\s*.+?-[0-9]+\s+(?:\(\s*[-0-9]+\)\s+)?)\[([0-9]+)\]")
+_FIELD = re.compile(r"\b(target_cpu|orig_cpu|dest_cpu)=([0-9]+)")
 
 
 def renumber(text: str, cpus: Sequence[int]) -> str:
@@ -71,7 +71,7 @@ def renumber(text: str, cpus: Sequence[int]) -> str:
 
 
 def _targets(line: str, index: Mapping[int, int]) -> bool:
-    found = re.search(r"target_cpu=(\d+)", line)
+    found = re.search(r"target_cpu=([0-9]+)", line)
     return found is not None and int(found.group(1)) in index
 
 

@@ -52,7 +52,7 @@ def remove_stale(root: Path = TRACEFS) -> list[str]:
     removed = []
     for directory in sorted((root / "instances").glob(PREFIX + "*")):
         owner = directory.name[len(PREFIX):]
-        if owner.isdigit() and not _alive(int(owner)):
+        if owner.isascii() and owner.isdigit() and not _alive(int(owner)):
             _rmdir(directory)
             removed.append(directory.name)
     return removed

@@ -35,7 +35,7 @@ __all__ = ["Instance", "waits", "main"]
 
 TRACEFS = Path("/sys/kernel/tracing")
 _EVENTS = ("sched/sched_wakeup", "sched/sched_switch", "irq_vectors/local_timer_entry")
-_LINE = re.compile(r"\[(\d+)\]\s+\S+\s+(\d+)\.(\d+): (\w+): (.*)")
+_LINE = re.compile(r"\[([0-9]+)\]\s+\S+\s+([0-9]+)\.([0-9]+): (\w+): (.*)")
 
 
 class Instance:
@@ -93,12 +93,12 @@ def waits(text: str, tids: set[int], cpu: int, near: int = 50_000) -> list[dict[
         if event == "local_timer_entry":
             last_timer = t
         elif event == "sched_wakeup":
-            pid = int(re.search(r"pid=(\d+)", body)[1])  # type: ignore[index]
+            pid = int(re.search(r"pid=([0-9]+)", body)[1])  # type: ignore[index]
             if pid in tids and pid not in woken:
                 woken[pid], ran[pid] = t, Counter()
         elif event == "sched_switch":
-            prev = re.search(r"prev_comm=(.*?) prev_pid=(\d+)", body)
-            nxt = int(re.search(r"next_pid=(\d+)", body)[1])  # type: ignore[index]
+            prev = re.search(r"prev_comm=(.*?) prev_pid=([0-9]+)", body)
+            nxt = int(re.search(r"next_pid=([0-9]+)", body)[1])  # type: ignore[index]
             for pid in woken:
                 if prev and int(prev[2]) != pid:
                     ran[pid][prev[1]] += 1

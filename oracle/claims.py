@@ -18,6 +18,7 @@ import attrs
 
 from akita.reference.trace import TraceError
 
+from .kernel import ascii_digits
 from .validation import DECISIONS
 
 __all__ = ["Claims", "capture_claims", "PREFIX"]
@@ -49,6 +50,6 @@ def capture_claims(first: str, path: str = "<trace>") -> Claims:
         raise TraceError("reports", ",".join(reports), "decision kinds with dispatch and idle",
                          path=f"{path}:1")
     tick = fields.get("tick", "unknown")
-    if tick != "unknown" and not tick.isdigit():
+    if tick != "unknown" and not ascii_digits(tick):
         raise TraceError("tick", tick, "the kernel's tick in ns, or 'unknown'", path=f"{path}:1")
     return Claims(policy, reports, None if tick == "unknown" else int(tick))

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import re
 import struct
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 import attrs
 
@@ -44,12 +44,14 @@ __all__ = ["Field", "EventFormat", "RecordReader", "c_string", "parse_fields", "
            "record_reader", "state_mask"]
 
 _FIELD = re.compile(
-    r"^\s*field:\s*(?P<decl>[^;\n]{1,200}?)\s*;\s*offset:\s*(?P<offset>\d{1,9})\s*;"
-    r"\s*size:\s*(?P<size>\d{1,9})\s*;(?:\s*signed:\s*(?P<signed>[01])\s*;)?", re.M)
+    r"^\s*field:\s*(?P<decl>[^;\n]{1,200}?)\s*;\s*offset:\s*(?P<offset>[0-9]{1,9})\s*;"
+    r"\s*size:\s*(?P<size>[0-9]{1,9})\s*;(?:\s*signed:\s*(?P<signed>[01])\s*;)?", re.M)
 _DECL = re.compile(r"^(?P<type>.*?)\s*\b(?P<name>[A-Za-z_]\w*)\s*(?P<dim>\[[^\]]*\])?$")
 _NAME = re.compile(r"^name:\s*(?P<name>\S{1,200})\s*$", re.M)
-_ID = re.compile(r"^ID:\s*(?P<id>\d{1,9})\s*$", re.M)
+_ID = re.compile(r"^ID:\s*(?P<id>[0-9]{1,9})\s*$", re.M)
 _PRINT = re.compile(r"^print fmt:\s*(?P<fmt>.*)$", re.M)
+_SHOWN = {"int": "an integer", "str": "a char array", "loc": "a __data_loc string",
+          "rel": "a __rel_loc string", "other": "a field"}
 _INTS = {(1, False): "B", (1, True): "b", (2, False): "H", (2, True): "h",
          (4, False): "I", (4, True): "i", (8, False): "Q", (8, True): "q"}
 
@@ -109,7 +111,7 @@ def parse_fields(text: str) -> dict[str, Field]:
         if match["signed"] is not None:
             signed = match["signed"] == "1"
         else:
-            signed = not (ctype.startswith("unsigned") or re.fullmatch(r"u\d+", ctype))
+            signed = not (ctype.startswith("unsigned") or re.fullmatch(r"u[0-9]+", ctype))
         fields[decl["name"]] = Field(decl["name"], int(match["offset"]), size, signed,
                                      _kind(ctype, decl["dim"], size))
     return fields
@@ -155,13 +157,20 @@ def c_string(raw: bytes) -> bytes:
     return raw.split(b"\0", 1)[0]
 
 
-def record_reader(event: EventFormat, names: Sequence[str], endian: str) -> RecordReader:
+def record_reader(event: EventFormat, names: Sequence[str], endian: str,
+                  text: Collection[str] = ()) -> RecordReader:
     """A reader of the fields *names* of *event*'s records, in byte order *endian* (``<``, ``>``).
 
-    :raises KernelTraceError: a field is missing, is not an integer of 1,
-        2, 4 or 8 bytes or a string, or overlaps another (unlocated).
+    The fields named in *text* must be strings (a ``char`` array or a
+    ``__data_loc`` / ``__rel_loc`` string), every other one an integer: a
+    format whose ``prev_comm`` says ``int`` or whose ``prev_pid`` says
+    ``char[16]`` is refused here, not read as a value of the wrong type.
+
+    :raises KernelTraceError: a field is missing, is not of the kind asked
+        (an integer of 1, 2, 4 or 8 bytes, or a string), or overlaps another
+        (unlocated).
     """
-    fields = [_wanted(event, name) for name in names]
+    fields = [_wanted(event, name, name in text) for name in names]
     order = sorted(range(len(fields)), key=lambda i: fields[i].offset)
     layout, at = endian, 0
     for i in order:
@@ -193,13 +202,15 @@ def record_reader(event: EventFormat, names: Sequence[str], endian: str) -> Reco
     return RecordReader(at, read)
 
 
-def _wanted(event: EventFormat, name: str) -> Field:
+def _wanted(event: EventFormat, name: str, text: bool) -> Field:
     field = event.fields.get(name)
-    if field is None or field.kind == "other" or (field.kind in ("loc", "rel")
-                                                  and field.size != 4):
-        got = "no such field" if field is None else f"a field of {field.size} bytes"
+    kinds = ("str", "loc", "rel") if text else ("int",)
+    if field is None or field.kind not in kinds or (field.kind in ("loc", "rel")
+                                                    and field.size != 4):
+        got = "no such field" if field is None else f"{_SHOWN[field.kind]} of {field.size} bytes"
         raise KernelTraceError(f"{event.system}:{event.name}.{name}", got,
-                               "an integer of 1, 2, 4 or 8 bytes or a string")
+                               "a string (a char array or a __data_loc string)" if text
+                               else "an integer of 1, 2, 4 or 8 bytes")
     return field
 
 
@@ -207,7 +218,7 @@ def _wanted(event: EventFormat, name: str) -> Field:
 
 #: The most characters of a mask expression :func:`state_mask` evaluates.
 MAX_MASK_CHARS = 1000
-_TOKEN = re.compile(r"\s*(?:(?P<num>0[xX][0-9a-fA-F]{1,16}|\d{1,20})[uUlL]*"
+_TOKEN = re.compile(r"\s*(?:(?P<num>0[xX][0-9a-fA-F]{1,16}|[0-9]{1,20})[uUlL]*"
                     r"|(?P<op><<|>>|[()|&^+\-*~]))")
 _STATE = re.compile(r"REC->prev_state\s*")
 
@@ -345,6 +356,6 @@ class _Mask:
 
     def number(self, token: str) -> int:
         try:
-            return int(token, 8 if re.fullmatch(r"0\d+", token) else 0)
+            return int(token, 8 if re.fullmatch(r"0[0-9]+", token) else 0)
         except ValueError:  # an octal number with an 8 or a 9
             raise self.fail() from None

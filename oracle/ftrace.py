@@ -144,7 +144,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from itertools import chain
 
 from .kernel import (MARK_PREFIX, KernelTraceError, SchedEvent, SchedKind, Tally, Task,
-                     akita_events, check_mapping, check_origin)
+                     akita_events, ascii_digits, check_mapping, check_origin)
 
 __all__ = ["sched_events", "read_ftrace", "looks_like_ftrace", "prev_state_runnable",
            "parse_seconds", "FtraceError", "FtraceTally", "MAX_INDEX_DIGITS", "TASK_REPORT_MAX"]
@@ -163,43 +163,51 @@ FtraceError = KernelTraceError
 # the body's): a fast one matched from the line's last '[' before the event's name (the
 # CPU's), and the whole line's, which also reads trace-cmd's -l form (the CPU glued to the
 # flags, no brackets).  One pattern per event keeps the groups few, which sre matches faster.
-_FROM_CPU = r"\[(\d{1,6})\]\s+(?:[^\s\[\]:]+\s+)?"
-_WHOLE = (r".*?[-\s]\d+\s+(?:\(\s*[-\d]+\)\s+)?"  # [buffer: ]comm-pid (perf: comm pid) (tgid)
-          r"\[?(\d{1,6})(?:\]\s+(?:[^\s\[\]:]+\s+)?|[^\s\d\[\]:]\S*\s+)")  # [cpu] flags
-_TIME = r"(\d{1,12})\.(\d{1,9}):\s+(?:\(\+\d+\)\s+)?(?:sched:)?"  # s: (+diff) [perf's sched:]
-_STATE = r"[A-Za-z|+]+|\d{1,20}"
+_FROM_CPU = r"\[([0-9]{1,6})\]\s+(?:[^\s\[\]:]+\s+)?"
+_WHOLE = (r".*?[-\s][0-9]+\s+(?:\(\s*[-0-9]+\)\s+)?"  # [buffer: ]comm-pid (perf: comm pid) (tgid)
+          r"\[?([0-9]{1,6})(?:\]\s+(?:[^\s\[\]:]+\s+)?|[^\s0-9\[\]:]\S*\s+)")  # [cpu] flags
+# s: (+diff) [perf's sched:]
+_TIME = r"([0-9]{1,12})\.([0-9]{1,9}):\s+(?:\(\+[0-9]+\)\s+)?(?:sched:)?"
+_STATE = r"[A-Za-z|+]+|[0-9]{1,20}"
 _MORE = r"(?: \w+=\S*)*"  # fields a vendor kernel adds (systrace's 'state=W')
 # A comm is at most 15 bytes (TASK_COMM_LEN); the patterns take up to 64 characters, which also
 # bounds their backtracking on a hostile line.
 _BODIES = {  # the kernel's fields (the -R form's too) | trace-cmd's default form
-    "s": (r"sched_switch:\s+(?:prev_comm=(.{0,64}?) prev_pid=(\d+) prev_prio=-?\d+ prev_state=("
-          + _STATE + r")(?: ==>)? next_comm=(.{0,64}?) next_pid=(\d+) next_prio=-?\d+"
-          r"|(.{0,64}):(\d+) \[-?\d+\] ([A-Za-z|]+) ==> (.{0,64}):(\d+) \[-?\d+\])"),
-    "w": (r"(sched_wakeup|sched_wakeup_new):\s+(?:comm=(.{0,64}?) pid=(\d+) prio=-?\d+"
-          r"(?: success=(\d+))? target_cpu=(\d{1,6})" + _MORE
-          + r"|(.{0,64}):(\d+) \[-?\d+\](?: success=(\d+))? CPU:(\d{1,6}))"),
-    "m": (r"sched_migrate_task:\s+comm=(.{0,64}?) pid=(\d+) prio=-?\d+ orig_cpu=-?\d+"
-          r" dest_cpu=(\d{1,6})" + _MORE),
+    "s": (r"sched_switch:\s+(?:prev_comm=(.{0,64}?) prev_pid=([0-9]+) prev_prio=-?[0-9]+"
+          r" prev_state=(" + _STATE + r")(?: ==>)? next_comm=(.{0,64}?) next_pid=([0-9]+)"
+          r" next_prio=-?[0-9]+"
+          r"|(.{0,64}):([0-9]+) \[-?[0-9]+\] ([A-Za-z|]+) ==> (.{0,64}):([0-9]+) \[-?[0-9]+\])"),
+    "w": (r"(sched_wakeup|sched_wakeup_new):\s+(?:comm=(.{0,64}?) pid=([0-9]+) prio=-?[0-9]+"
+          r"(?: success=([0-9]+))? target_cpu=([0-9]{1,6})" + _MORE
+          + r"|(.{0,64}):([0-9]+) \[-?[0-9]+\](?: success=([0-9]+))? CPU:([0-9]{1,6}))"),
+    "m": (r"sched_migrate_task:\s+comm=(.{0,64}?) pid=([0-9]+) prio=-?[0-9]+ orig_cpu=-?[0-9]+"
+          r" dest_cpu=([0-9]{1,6})" + _MORE),
 }
 _KEPT = ("sched_switch:", "sched_wakeup:", "sched_wakeup_new:", "sched_migrate_task:")
 # The header, loosely (any event, any number of digits), to say what is wrong with a line the
 # patterns of _READERS do not take, and to know an event line.
 _HEADER = re.compile(
-    r".*?[-\s]\d+\s+(?:\(\s*[-\d]+\)\s+)?"
-    r"(?:\[(?P<cpu>\d+)\]\s+(?:[^\s\[\]:]+\s+)?|(?P<lcpu>\d+)[^\s\d\[\]:]\S*\s+)"
-    r"(?P<time>\d+\.\d+):\s+(?:\(\+\d+\)\s+)?(?:sched:)?(?P<event>\w+):\s*(?P<body>(?:.*\S)?)\s*$",
+    r".*?[-\s][0-9]+\s+(?:\(\s*[-0-9]+\)\s+)?"
+    r"(?:\[(?P<cpu>[0-9]+)\]\s+(?:[^\s\[\]:]+\s+)?|(?P<lcpu>[0-9]+)[^\s0-9\[\]:]\S*\s+)"
+    r"(?P<time>[0-9]+\.[0-9]+):\s+(?:\(\+[0-9]+\)\s+)?(?:sched:)?(?P<event>\w+):"
+    r"\s*(?P<body>(?:.*\S)?)\s*$",
     re.ASCII)
-_KEPT_AFTER_TIME = re.compile(r"(?:\d|us\S?)\s?:\s+(?:\(\+\d+\)\s+)?(?:sched:)?(?:sched_switch|"
-                              r"sched_wakeup|sched_wakeup_new|sched_migrate_task):")
-_LOST = re.compile(r"\[(?:LOST (?P<lost>\d{1,20}) EVENTS|(?:(?P<dropped>\d{1,20}) )?EVENTS DROPPED)\]")
+# Loose on purpose: a digit of any script before the colon, so that a time in Arabic-Indic
+# digits is refused as a line, not skipped as no event (the readers' only Unicode digit class).
+_KEPT_AFTER_TIME = re.compile(r"(?:\d|us\S?)\s?:\s+(?:\(\+\d+\)\s+)?(?:sched:)?"
+                              r"(?:sched_switch|sched_wakeup|sched_wakeup_new|sched_migrate_task):")
+_LOST = re.compile(r"\[(?:LOST (?P<lost>[0-9]{1,20}) EVENTS"
+                   r"|(?:(?P<dropped>[0-9]{1,20}) )?EVENTS DROPPED)\]")
+# A lost-events line whatever its count says, to refuse (not skip) one _LOST does not take.
+_LOST_ANY = re.compile(r"\[(?:LOST \S+ EVENTS|(?:\S+ )?EVENTS DROPPED)\]")
 #: The kernel's header line of its buffer's counters (``tracing_stats`` in kernel/trace/trace.c).
 _ENTRIES = re.compile(r"# entries-in-buffer/entries-written: ([0-9]{1,20})/([0-9]{1,20})")
 #: The CPU of a lost-events line: ``CPU:1 [LOST 42 EVENTS]`` (kernel), ``CPU:1 [42 EVENTS
 #: DROPPED]`` (trace-cmd report).
 _LOST_CPU = re.compile(r"CPU:\s?(?P<cpu>[0-9]{1,%d})\s+\[" % MAX_INDEX_DIGITS)
-_SECONDS = re.compile(r"(?P<whole>\d{1,12})\.(?P<fraction>\d{1,9})")
+_SECONDS = re.compile(r"(?P<whole>[0-9]{1,12})\.(?P<fraction>[0-9]{1,9})")
 _SCALE = tuple(10 ** (9 - n) for n in range(10))  # ns per unit of a fraction of n digits
-_FIRST = re.compile(r"\s*(?:#|cpus=\d+\s*$|version\s*=\s*\d+\s*$|<!doctype\s+html|<html)",
+_FIRST = re.compile(r"\s*(?:#|cpus=[0-9]+\s*$|version\s*=\s*[0-9]+\s*$|<!doctype\s+html|<html)",
                     re.IGNORECASE)
 
 _EXPECTED_LINE = "an ftrace line 'comm-pid [cpu] flags seconds.decimals: event: fields'"
@@ -230,7 +238,7 @@ def prev_state_runnable(state: str, report_max: int = TASK_REPORT_MAX) -> bool:
     (:data:`TASK_REPORT_MAX` since Linux 4.14; a reader that has the
     kernel's format may pass that kernel's own).
     """
-    if state.isdigit():
+    if ascii_digits(state):
         value = int(state)
         return not value & (report_max - 1) or bool(value & report_max)
     return state == "R" or state.endswith("+")
@@ -331,9 +339,10 @@ def _events(lines: Iterable[str], path: str, tally: Tally) -> Iterator[SchedEven
                 if entries is not None:
                     tally.overwritten += max(int(entries[2]) - int(entries[1]), 0)
                 continue
-            lost = _LOST.search(text) if "EVENTS" in text else None
-            if lost is not None:
-                yield _lost(text, lost, last[0], f"{path}:{number}", number)
+            if "EVENTS" in text:
+                lost = _lost(text, last[0], f"{path}:{number}", number)
+                if lost is not None:
+                    yield lost
             continue
         fast, slow, decode = _READERS[text[at + 6]]
         m = fast.match(text, max(text.rfind("[", 0, at), 0)) or slow.match(text)
@@ -350,8 +359,21 @@ def _events(lines: Iterable[str], path: str, tally: Tally) -> Iterator[SchedEven
             yield event
 
 
-def _lost(text: str, lost: re.Match, ns: int, where: str, number: int) -> SchedEvent:
-    """A record of lost events, of the CPU it names, dated at the last event read."""
+def _lost(text: str, ns: int, where: str, number: int) -> SchedEvent | None:
+    """A record of lost events, of the CPU it names, dated at the last event read; ``None``
+    if *text* is no lost-events line.
+
+    :raises KernelTraceError: a lost-events line whose count is not ASCII digits (at most
+        20), or that names no CPU.
+    """
+    lost = _LOST.search(text)
+    if lost is None:
+        shape = _LOST_ANY.search(text)
+        if shape is not None:
+            raise KernelTraceError("lost events", shape[0], "a count of at most 20 ASCII "
+                                   "digits, '[LOST n EVENTS]' or '[n EVENTS DROPPED]'",
+                                   path=where)
+        return None
     cpu = _LOST_CPU.search(text)
     if cpu is None:
         raise KernelTraceError("trace", text.strip(), "a lost-events line naming its CPU, "
@@ -481,8 +503,8 @@ _FORMS = {  # the kernel's form of each event's fields, and trace-cmd's default 
                            "'comm=C pid=P prio=N orig_cpu=CPU dest_cpu=CPU'"),
 }
 _FORMS["sched_wakeup_new"] = _FORMS["sched_wakeup"]
-_NUMBER = re.compile(r"-?\d+")
-_DIGITS = re.compile(r"\d+")
+_NUMBER = re.compile(r"-?[0-9]+")
+_DIGITS = re.compile(r"[0-9]+")
 _FIELDS = {  # the fields of the kernel's form, in order: (name, value, what it must be)
     "sched_switch": (("prev_comm", None, ""), ("prev_pid", _DIGITS, "a pid"),
                      ("prev_prio", _NUMBER, "a number"),
@@ -498,7 +520,7 @@ _FIELDS = {  # the fields of the kernel's form, in order: (name, value, what it 
 }
 _FIELDS["sched_wakeup_new"] = _FIELDS["sched_wakeup"]
 _KEY = re.compile(r"(?:^| )(\w+)=")
-_PLUGIN_TASK = re.compile(r"(.*):(\d+) \[(-?\d+)\]")
+_PLUGIN_TASK = re.compile(r"(.*):([0-9]+) \[(-?[0-9]+)\]")
 
 
 def _refuse(text: str, where: str) -> None:
@@ -559,7 +581,7 @@ def _plugin_problem(event: str, body: str, where: str) -> str:
         prev, arrow, nxt = body.partition(" ==> ")
         if not arrow:
             return "no ' ==> ' between the task switched out and the one switched in"
-        if not re.fullmatch(r".*:\d+ \[-?\d+\] [A-Za-z|]+", prev):
+        if not re.fullmatch(r".*:[0-9]+ \[-?[0-9]+\] [A-Za-z|]+", prev):
             return f"the task switched out {prev!r} is not 'comm:pid [prio] state'"
         if not _PLUGIN_TASK.fullmatch(nxt):
             return f"the task switched in {nxt!r} is not 'comm:pid [prio]'"
@@ -567,11 +589,11 @@ def _plugin_problem(event: str, body: str, where: str) -> str:
     task, cpu_mark, cpu = body.rpartition(" CPU:")
     if not cpu_mark:
         return "no ' CPU:NNN' (the CPU the task is queued on)"
-    if cpu.isdigit() and len(cpu) > MAX_INDEX_DIGITS:
+    if ascii_digits(cpu) and len(cpu) > MAX_INDEX_DIGITS:
         raise _cpu_error("target_cpu", cpu, where)
-    if not cpu.isdigit():
+    if not ascii_digits(cpu):
         return f"the target CPU {cpu!r} is not a CPU number"
-    task = re.sub(r" success=\d+$", "", task)
+    task = re.sub(r" success=[0-9]+$", "", task)
     if not _PLUGIN_TASK.fullmatch(task):
         return f"the task {task!r} is not 'comm:pid [prio]'"
     return "a part that is not one space apart"

@@ -79,10 +79,22 @@ from akita.model.host import check_trace_key, check_trace_vcpu
 from akita.reference.trace import TraceError
 
 __all__ = ["MARK_PREFIX", "Task", "SchedEvent", "SchedKind", "Tally", "KernelTraceError",
-           "akita_events",
+           "akita_events", "ascii_digits",
            "check_mapping", "check_origin"]
 
 SchedKind = Literal["switch", "wakeup", "wakeup_new", "migrate", "lost", "mark"]
+
+
+def ascii_digits(text: str) -> bool:
+    """Whether *text* is one or more of the ASCII digits ``0``-``9``.
+
+    The kernel prints numbers in ASCII; :meth:`str.isdigit` (like the digit
+    class of a ``str`` pattern without :data:`re.ASCII`) also takes Arabic-Indic
+    ``'١٢'``, which :func:`int` reads as 12, and superscript ``'²'``, which
+    :func:`int` refuses -- a field of either is not a kernel's number.
+    """
+    return text.isascii() and text.isdigit()
+
 
 #: The beginning of a controller's ``trace_marker`` line that the oracle reads.
 MARK_PREFIX = "akita: "
@@ -406,14 +418,14 @@ def _mark_event(e: SchedEvent, t: int) -> dict | None:
         return None
     fields = dict(w.split("=", 1) for w in words[1:] if "=" in w)
     pcpu = fields.get("pcpu", "")
-    if not pcpu.isdigit():
+    if not ascii_digits(pcpu):
         raise KernelTraceError("mark", e.text, "'pcpu=N' in an akita mode or temperature mark",
                                path=e.where)
     if words[0] == "mode":
         mode = words[-1]
         return {"t": t, "cpu": int(pcpu), "event": "mode", "mode": mode, "line": e.line}
     value = fields.get("value", "")
-    if not value.isdigit() or "vcpu" not in fields:
+    if not ascii_digits(value) or "vcpu" not in fields:
         raise KernelTraceError("mark", e.text, "'vcpu=VM/i value=K' in an akita temperature "
                                "mark", path=e.where)
     return {"t": t, "cpu": int(pcpu), "event": "temperature", "vcpu": fields["vcpu"],

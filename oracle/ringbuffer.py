@@ -55,14 +55,14 @@ MISSED_EVENTS = 1 << 31
 MISSED_STORED = 1 << 30
 
 _HEADER_EVENT = (
-    (r"type_len\s*:\s*(\d{1,9})\s*bits", 5, "type_len : 5 bits"),
-    (r"time_delta\s*:\s*(\d{1,9})\s*bits", 27, "time_delta : 27 bits"),
+    (r"type_len\s*:\s*([0-9]{1,9})\s*bits", 5, "type_len : 5 bits"),
+    (r"time_delta\s*:\s*([0-9]{1,9})\s*bits", 27, "time_delta : 27 bits"),
 )
 _HEADER_TYPES = (
-    (r"padding\s*:\s*type\s*==\s*(\d{1,9})", TYPE_PADDING),
-    (r"time_extend\s*:\s*type\s*==\s*(\d{1,9})", TYPE_TIME_EXTEND),
-    (r"time_stamp\s*:\s*type\s*==\s*(\d{1,9})", TYPE_TIME_STAMP),
-    (r"data max type_len\s*==\s*(\d{1,9})", TYPE_PADDING - 1),
+    (r"padding\s*:\s*type\s*==\s*([0-9]{1,9})", TYPE_PADDING),
+    (r"time_extend\s*:\s*type\s*==\s*([0-9]{1,9})", TYPE_TIME_EXTEND),
+    (r"time_stamp\s*:\s*type\s*==\s*([0-9]{1,9})", TYPE_TIME_STAMP),
+    (r"data max type_len\s*==\s*([0-9]{1,9})", TYPE_PADDING - 1),
 )
 
 
@@ -98,11 +98,11 @@ def page_layout(header_page: str, header_event: str, endian: str, page_size: int
     if stamp is None or commit is None or data is None:
         raise KernelTraceError("header_page", header_page[:60],
                                "fields 'timestamp', 'commit' and 'data'")
-    if stamp.size != 8 or commit.size not in (4, 8) or stamp.offset + 8 > data.offset \
+    if stamp.size != 8 or commit.size not in (4, 8) or stamp.offset + 8 > commit.offset \
             or commit.offset + commit.size > data.offset or data.offset >= page_size:
         raise KernelTraceError("header_page", f"timestamp {stamp.size} bytes at {stamp.offset}, "
                                f"commit {commit.size} at {commit.offset}, data at {data.offset}",
-                               f"an 8-byte timestamp and a 4- or 8-byte commit before the data, "
+                               f"an 8-byte timestamp, then a 4- or 8-byte commit, then the data, "
                                f"within a page of {page_size} bytes")
     for pattern, want, shown in _HEADER_EVENT:
         found = re.search(pattern, header_event)

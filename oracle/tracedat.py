@@ -120,7 +120,10 @@ Whatever the bytes, reading either yields events or raises one
 :class:`~.kernel.KernelTraceError` located by byte offset
 (``trace.dat@0x1a2c0``): a bad magic, an unknown version, a truncated
 file, a size past the end of the file or its section, a missing
-``sched_switch`` format, a clock not in ns, a page whose commit runs past
+``sched_switch`` format, a ``header_page`` whose commit does not follow its
+timestamp (at the ``header_page``), an event field of the wrong kind -- a
+``comm`` that is not a string, a ``pid`` that is not an integer (at that
+event's format) --, a clock not in ns, a page whose commit runs past
 the page, a record past its page's commit, compressed data that
 does not inflate to its stated size, a ``--buffer`` the file does not have
 or, with none named, records in several instances and none in the top one.
@@ -172,7 +175,7 @@ _WANTED = {_DATE, _CPUSTAT, _BUFFER, _TRACECLOCK, _OFFSET, _TSC2NSEC, _HEADER_IN
            _BUFFER_TEXT}
 
 _CLOCK = re.compile(r"\[([^\]\s]{1,64})\]")
-_C_INTEGER = re.compile(r"\s*([+-]?)(0[xX][0-9a-fA-F]{1,16}|0[0-7]{0,22}|[1-9]\d{0,19})\s*")
+_C_INTEGER = re.compile(r"\s*([+-]?)(0[xX][0-9a-fA-F]{1,16}|0[0-7]{0,22}|[1-9][0-9]{0,19})\s*")
 _NO_ZSTD = ("an uncompressed or zlib-compressed trace.dat: this Python has no zstd decoder "
             "(compression.zstd is in Python 3.14 and later); convert the file with 'trace-cmd "
             "convert --compression none -i FILE -o OUT' (or --file-version 6), or record with "
@@ -358,6 +361,8 @@ class _Trace:
         self.header_page = self.header_event = ""
         self.formats: dict[str, EventFormat] = {}
         self.formats_where = path
+        self.header_where = path
+        self.format_where: dict[str, str] = {}
         self.option_clock: str | None = None
         self.buffer_clock: str | None = None
         self.clock_where = path
@@ -763,6 +768,7 @@ def _buffer_names(trace: _Trace, names: list[str] | None = None) -> str:
 # ---------------------------------------------------------------- formats
 
 def _header_info(cur: _Cursor, trace: _Trace) -> None:
+    trace.header_where = cur.where()
     cur.expect(b"header_page\0", "header_page")
     trace.header_page = cur.sized(8, "header_page").decode("utf-8", "replace")
     cur.expect(b"header_event\0", "header_event")
@@ -785,6 +791,7 @@ def _event_formats(cur: _Cursor, trace: _Trace) -> None:
             except KernelTraceError as error:
                 raise error.located(path=at) from None
             trace.formats[event.name] = event
+            trace.format_where[event.name] = at
 
 
 def _check(trace: _Trace, cur: _FileCursor) -> None:
@@ -799,7 +806,7 @@ def _check(trace: _Trace, cur: _FileCursor) -> None:
         trace.layout = page_layout(trace.header_page, trace.header_event, trace.endian,
                                    trace.page_size)
     except KernelTraceError as error:
-        raise error.located(path=trace.formats_where) from None
+        raise error.located(path=trace.header_where) from None
     if "sched_switch" not in trace.formats:
         raise KernelTraceError("sched:sched_switch", "no format", "a trace recorded with "
                                "-e sched_switch", path=trace.formats_where)
@@ -972,16 +979,19 @@ def _decoders(trace: _Trace) -> tuple[dict[int, _Decoder], int]:
         raise KernelTraceError("sched:sched_switch.common_type", "no 2-byte field",
                                "a 2-byte common_type", path=trace.formats_where)
     tasks: dict[tuple[int, bytes], Task] = {}
-    try:
-        mask = state_mask(switch.print_fmt)
-        decoders = {switch.id: _switch(switch, mask, endian, offset, tasks)}
-        for name, kind in (("sched_wakeup", "wakeup"), ("sched_wakeup_new", "wakeup_new"),
-                           ("sched_migrate_task", "migrate")):
-            if name in formats:
-                decoders[formats[name].id] = _task_event(formats[name], kind, endian, offset,
-                                                         tasks)
-    except KernelTraceError as error:
-        raise error.located(path=trace.formats_where) from None
+    decoders: dict[int, _Decoder] = {}
+    for name, kind in (("sched_switch", "switch"), ("sched_wakeup", "wakeup"),
+                       ("sched_wakeup_new", "wakeup_new"), ("sched_migrate_task", "migrate")):
+        if name not in formats:
+            continue
+        event = formats[name]
+        try:
+            decoders[event.id] = _switch(event, state_mask(event.print_fmt), endian, offset,
+                                         tasks) if kind == "switch" \
+                else _task_event(event, kind, endian, offset, tasks)
+        except KernelTraceError as error:  # located at the event's own format
+            raise error.located(path=trace.format_where.get(name, trace.formats_where)) \
+                from None
     return decoders, common.offset
 
 
@@ -1004,7 +1014,7 @@ def _short(event: EventFormat, length: int, need: int) -> KernelTraceError:
 def _switch(event: EventFormat, mask: int, endian: str, offset: int,
             known: dict[tuple[int, bytes], Task]) -> _Decoder:
     reader = record_reader(event, ("prev_comm", "prev_pid", "prev_state", "next_comm",
-                                   "next_pid"), endian)
+                                   "next_pid"), endian, text=("prev_comm", "next_comm"))
     need, read, direct = reader.need, reader.read, reader.direct
 
     def decode(page: bytes, data: int, length: int, ts: int, cpu: int, where: str,
@@ -1035,7 +1045,7 @@ def _task_event(event: EventFormat, kind: str, endian: str, offset: int,
     has_target = kind == "migrate" or target in event.fields
     if has_target:
         names.append(target)
-    reader = record_reader(event, names, endian)
+    reader = record_reader(event, names, endian, text=("comm",))
     need, read, direct = reader.need, reader.read, reader.direct
 
     def decode(page: bytes, data: int, length: int, ts: int, cpu: int, where: str,

@@ -27,3 +27,9 @@ def test_bands_count_each_wait_once():
     rows = bands(waits(TRACE, {7}, cpu=1))
     assert [r["count"] for r in rows] == [1, 0, 0, 1]
     assert rows[3]["after_timer"] == 1
+
+
+def test_a_cpu_in_other_digits_is_not_that_cpu():
+    """CPU ``[٠٠١]`` (Arabic-Indic) is no CPU 1: the line is not read, so no dispatch is."""
+    other = TRACE.replace("[001] d..2.", "[\u0660\u0660\u0661] d..2.")
+    assert waits(other, {7}, cpu=1) == []
