@@ -34,7 +34,7 @@ a third of what a stream packet cost in the thread's own runs, the pCPU the
 burn guests left over the packets the streams delivered (decision 108).  The
 claims whose figures were inputs of that derivation -- the stream bandwidths
 and burn shares of those runs -- are marked fitted in the catalogue of claims
-(:mod:`.claims`, decision 142).
+(:mod:`akita.experiments.claims`, decision 142).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 A claim of a source (the paper, the Xen thread, FlexCore, Pregather, the
 essay on the cost of scheduling) says that something happens -- its
 *direction* -- and, where the source prints a number, how much.  Each claim
-of :mod:`.claims` carries a :class:`Rule` fixed before its run: the
+of :mod:`akita.experiments.claims` carries a :class:`Rule` fixed before its run: the
 direction our run must show, and, where the source gives a number, a
 two-sided :class:`Band` the size must fall in, with the reason for its width
 (decision 140).  The :class:`Verdict` follows:

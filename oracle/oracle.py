@@ -179,7 +179,7 @@ class Oracle:
                              capped=options.hi_mode_order == "capped")
         self.queue_tie = queue_tie
         self.cpus = [ShadowCPU(c) for c in range(host.pcpus)]
-        #: each vCPU's budget account (:mod:`.budgets`)
+        #: each vCPU's budget account (:mod:`akita.oracle.budgets`)
         self.budgets = BudgetAudit()
         self.vcpus: dict[str, ShadowVCPU] = {}
         self.rejected: dict[str, str] = {}

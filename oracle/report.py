@@ -77,7 +77,7 @@ class ConformanceReport:
     capture_lost_records: int = 0
     #: records the capture's buffer overwrote before its first (its own counters).
     capture_overwritten: int = 0
-    #: each vCPU's budget account as the oracle kept it (:mod:`.budgets`).
+    #: each vCPU's budget account as the oracle kept it (:mod:`akita.oracle.budgets`).
     budgets: dict[str, Any] = attrs.Factory(dict)
 
     @property

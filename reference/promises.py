@@ -5,7 +5,7 @@ Admission promises (``docs/guarantees.rst``): a HI vCPU is served
 :mod:`.misses`); and -- budgets being enforced, Section 3.2 of the Akita
 paper: a vCPU past its budget is ignored "if there exist other vCPUs with
 positive budgets" -- no vCPU that holds work and budget waits while a vCPU past
-its budget runs (the budget account, :mod:`.budgets`).  A run that breaks
+its budget runs (the budget account, :mod:`akita.reference.budgets`).  A run that breaks
 either is ``broken``, naming each VM, what it got and what it was kept from;
 one that breaks neither is ``kept``; a run of a policy without budgets (or of
 no VM) has ``nothing to check``.

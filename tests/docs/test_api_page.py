@@ -9,7 +9,7 @@ from repo import DOCS
 #: The packages of the ``akita`` namespace (each mapped from its own folder).
 PACKAGES = ("akita", "akita.model", "akita.reference", "akita.proofs", "akita.oracle",
             "akita.experiments", "akita.sweep", "akita.fleet", "akita.guest",
-            "akita.disk", "akita.linux")
+            "akita.disk", "akita.linux", "akita.analysis")
 
 
 def _walk():
