@@ -36,6 +36,18 @@ L5 (R3, the kernel's own account)
    left in the oracle's account.  A vCPU with at most the tolerance left
    may run, and need not.
 
+L6 (R5, R8, the trace's resolution)
+   The controller decides R5 on the kernel's account in nanoseconds; the
+   trace prints microseconds, and a vCPU's consumption summed from it is
+   off by up to a microsecond a dispatch.  A HI vCPU that has at least
+   ``C_opt`` minus the tolerance consumed in its period (the trace has it
+   block there) may have
+   consumed ``C_opt`` and been runnable by the kernel's account (a
+   memcached worker blocking at exactly 5.000000 ms in the trace, measured
+   in :doc:`/linux`): there the controller's ask -- a temperature mark of
+   the initial temperature, which it writes at every ask -- is taken as
+   R5's ask.  With less consumed, its ask is R5's violation as before.
+
 Everything else is Akita's: R2 (budgets, deadlines, virtual deadlines on
 the period grid), R4 (LO mode: earliest key first, among active vCPUs in
 the deadline class), R5, R8, R9 (checked from the controller's marks), R11,
@@ -64,6 +76,7 @@ __rules__ = {
     "R6": ("LinuxRules.allowed",),
     "R7": ("LinuxRules.allowed", "LinuxRules.to_hi"),
     "R2": ("LinuxRules.period_start",),
+    "R5": ("LinuxRules.claimed_ask",),
 }
 
 
@@ -97,6 +110,11 @@ class LinuxRules:
         """L2, L3: at a switch to HI mode every vCPU of *cpu* leaves the deadline class."""
         self.outside.update(v.name for v in cpu.vcpus)
         self.fifo.update(v.name for v in cpu.vcpus if v.hi)
+
+    def claimed_ask(self, v: ShadowVCPU, claimed: int, initial: int) -> bool:
+        """L6: whether the controller's temperature mark *claimed* is an ask the trace's
+        resolution cannot rule out (*v* consumed ``C_opt`` within the tolerance)."""
+        return v.hi and claimed == initial and not v.asked and v.consumed >= v.c_opt - self.slack
 
     def ran_out(self, v: ShadowVCPU, t: int) -> None:
         """L4: *v*'s budget ran out at *t*."""

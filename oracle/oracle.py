@@ -604,6 +604,9 @@ class Oracle:
             return
         elif kind == "temperature":
             v.claimed_temperature = e["temperature"]
+            if self.linux is not None and self.linux.claimed_ask(
+                    v, e["temperature"], self.initial_temperature):
+                self._ask(cpu, v, t)
         elif kind == "release":
             if v.release != t:
                 self._now("R2", t, c, (f"next period start {ns(v.release + v.period)}",),
