@@ -230,6 +230,23 @@ def _take(ledger: Ledger, sets: cpuset.Cpusets, states: Sequence[VcpuState],
         sched.set_attr(v.tid, sched.SchedAttr(sched.SCHED_OTHER), what=f"vcpu {v.name}")
 
 
+def _own_scheduling() -> tuple[set[int], int, int]:
+    """This process's affinity, policy and priority, restored when :func:`run_host` returns
+    (a caller that goes on -- :mod:`.predictions` -- must not stay SCHED_FIFO and pinned:
+    a cpu cgroup without real-time runtime refuses a SCHED_FIFO task)."""
+    return (os.sched_getaffinity(0), os.sched_getscheduler(0),
+            os.sched_getparam(0).sched_priority)
+
+
+def _restore_scheduling(before: tuple[set[int], int, int]) -> None:
+    affinity, policy, priority = before
+    try:
+        os.sched_setscheduler(0, policy, os.sched_param(priority))
+    except OSError:
+        pass
+    os.sched_setaffinity(0, affinity)
+
+
 def _controller_to_spare(cpus: Sequence[int]) -> None:
     spare = sorted(cpuset._online() - set(cpus))
     os.sched_setaffinity(0, spare)
@@ -275,6 +292,7 @@ def run_host(host: Host, *, attach: Mapping[str, int], cpus: Sequence[int] | Non
     previous = signal.signal(signal.SIGTERM, _terminate)
     workloads = None
     instance: tracefs.Instance | None = None
+    own = _own_scheduling()
     try:
         sets = cpuset.Cpusets([chosen[i] for i in range(host.pcpus)], wait=wait)
         ledger.cpusets = [str(sets.path(i)) for i in range(host.pcpus)] + [
@@ -300,6 +318,7 @@ def run_host(host: Host, *, attach: Mapping[str, int], cpus: Sequence[int] | Non
         controller_kernel = LinuxKernel(instance)
         instance.start()
         time.sleep(0.05)
+        _until_guests_work(workloads)
         origin = _origin(host, align)
         instance.mark("akita: origin")
         controller = Controller(states, controller_kernel, origin=origin,
@@ -310,6 +329,7 @@ def run_host(host: Host, *, attach: Mapping[str, int], cpus: Sequence[int] | Non
         losses = {**instance.losses(), "buffer_kb": instance.buffer_kb}
         text = instance.read()
     finally:
+        _restore_scheduling(own)
         signal.signal(signal.SIGTERM, previous)
         if instance is not None:
             instance.close()
@@ -329,6 +349,16 @@ def run_host(host: Host, *, attach: Mapping[str, int], cpus: Sequence[int] | Non
                      variant, len(controller.switches), controller.returns, tick,
                      tuple(controller.join_lateness), controller_kernel.retries,
                      controller_kernel.retry_ns, results, losses)
+
+
+def _until_guests_work(workloads: Any) -> None:
+    """Wait for the stand-in guests' ``t0`` (decision 223): a deadline task that wakes after a
+    whole period asleep gets a new CBS period from its wake-up (kernel/sched/deadline.c,
+    ``update_dl_entity``), off R2's grid, so every vCPU must be at work before it joins the
+    deadline class at its first period start."""
+    t0 = int(getattr(workloads, "t0_ns", 0) or 0) if workloads is not None else 0
+    while _mono() < t0:
+        time.sleep(min(0.01, (t0 - _mono()) / 1e9 + 1e-6))
 
 
 def _end_of(workloads: Any) -> int:

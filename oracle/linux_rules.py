@@ -48,6 +48,17 @@ L6 (R5, R8, the trace's resolution)
    the initial temperature, which it writes at every ask -- is taken as
    R5's ask.  With less consumed, its ask is R5's violation as before.
 
+L7 (R2, R4, R5: a constrained deadline throttles a late wake-up)
+   A HI vCPU is a deadline task with a *constrained* deadline
+   (``floor(x T) < T``).  The kernel throttles such a task when it wakes
+   after its deadline and before its next period (``dl_check_constrained_dl``,
+   kernel/sched/deadline.c), budget left or not, so that it cannot use more
+   than its density: in LO mode a HI vCPU that wakes after its virtual
+   deadline ``s + x T`` (plus the tolerance: the kernel's grid lags R2's by
+   the controller's join lateness) does not run again before its next period start (nor
+   reach ``C_opt`` there), where R2 keeps its budget until ``s + T``.  HI
+   mode (``SCHED_FIFO``) ends the throttle.
+
 Everything else is Akita's: R2 (budgets, deadlines, virtual deadlines on
 the period grid), R4 (LO mode: earliest key first, among active vCPUs in
 the deadline class), R5, R8, R9 (checked from the controller's marks), R11,
@@ -76,7 +87,7 @@ __rules__ = {
     "R6": ("LinuxRules.allowed",),
     "R7": ("LinuxRules.allowed", "LinuxRules.to_hi"),
     "R2": ("LinuxRules.period_start",),
-    "R5": ("LinuxRules.claimed_ask",),
+    "R5": ("LinuxRules.claimed_ask", "LinuxRules.woke"),
 }
 
 
@@ -98,6 +109,8 @@ class LinuxRules:
         self.fifo: set[str] = set()
         #: when each vCPU's budget last ran out (L4).
         self.exhausted: dict[str, int] = {}
+        #: HI vCPUs that woke at or after their virtual deadline in the deadline class (L7).
+        self.throttled: set[str] = set()
 
     def period_start(self, v: ShadowVCPU, hi_mode: bool) -> None:
         """L3: a vCPU whose period starts in LO mode is (back) in the deadline class."""
@@ -105,11 +118,20 @@ class LinuxRules:
             self.outside.discard(v.name)
             self.fifo.discard(v.name)
         self.exhausted.pop(v.name, None)
+        self.throttled.discard(v.name)
+
+    def woke(self, v: ShadowVCPU, t: int) -> None:
+        """L7: a HI vCPU in the deadline class waking after its virtual deadline is throttled
+        until its next period start (more than the tolerance after it: the kernel's grid
+        lags R2's by the controller's join lateness, measured below the tolerance)."""
+        if v.hi and v.name not in self.outside and t > v.key + self.slack:
+            self.throttled.add(v.name)
 
     def to_hi(self, cpu: ShadowCPU) -> None:
         """L2, L3: at a switch to HI mode every vCPU of *cpu* leaves the deadline class."""
         self.outside.update(v.name for v in cpu.vcpus)
         self.fifo.update(v.name for v in cpu.vcpus if v.hi)
+        self.throttled.difference_update(v.name for v in cpu.vcpus)
 
     def claimed_ask(self, v: ShadowVCPU, claimed: int, initial: int) -> bool:
         """L6: whether the controller's temperature mark *claimed* is an ask the trace's
@@ -123,7 +145,8 @@ class LinuxRules:
     def allowed(self, cpu: ShadowCPU, hi_mode: bool, rules: Choice, t: int
                 ) -> tuple[list[ShadowVCPU | None], str]:
         """What *cpu* may run at *t* (``None``: idle, or a task no vCPU is), and the rule."""
-        runnable = [v for v in cpu.vcpus if v.runnable and v not in cpu.deferred]
+        runnable = [v for v in cpu.vcpus if v.runnable and v not in cpu.deferred
+                    and v.name not in self.throttled]
         if hi_mode:
             hi = [v for v in runnable if v.hi]
             if hi:

@@ -574,6 +574,8 @@ class Oracle:
         if e["event"] == "wake":
             if not v.runnable:
                 v.ins = t  # inserted in the run queue (queue_order = "fifo")
+                if self.linux is not None:
+                    self.linux.woke(v, t)
             v.runnable = True
             if not self.wake_preempts and self.cpus[v.cpu].running is not None:
                 self.cpus[v.cpu].deferred.add(v)
