@@ -388,7 +388,7 @@ def _terminate(signum: int, frame: object) -> None:
 def _workloads_class() -> Any:
     """:class:`akita.linux.workloads.Workloads`, or a one-line refusal if it is missing."""
     try:
-        from akita.linux.workloads import Workloads  # type: ignore[import-not-found]
+        from akita.linux.workloads import Workloads
     except ImportError:
         raise LinuxError("--attach", "nothing", "VM/i=TID for every vCPU (akita.linux.workloads, "
                          "which starts stand-in guests, is not installed)") from None
