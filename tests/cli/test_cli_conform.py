@@ -393,7 +393,7 @@ def test_flags_override_the_host_files_conform_table(capsys):
 
 @pytest.mark.parametrize("old, new, message", [
     ('policy = "edf"', 'policy = "fifo"',
-     "field 'conform.policy': expected one of 'akita', 'edf', got 'fifo'"),
+     "field 'conform.policy': expected one of 'akita', 'edf', 'akita-linux', got 'fifo'"),
     ('origin = "5192.169386558"', "origin = 5.5", "field 'conform.origin'"),
     ('policy = "edf"', 'ties = "any"', "field 'conform.ties': expected a known key"),
 ])
