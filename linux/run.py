@@ -293,6 +293,7 @@ def run_host(host: Host, *, attach: Mapping[str, int], cpus: Sequence[int] | Non
     workloads = None
     instance: tracefs.Instance | None = None
     own = _own_scheduling()
+    text: str | None = None
     try:
         sets = cpuset.Cpusets([chosen[i] for i in range(host.pcpus)], wait=wait)
         ledger.cpusets = [str(sets.path(i)) for i in range(host.pcpus)] + [
@@ -336,13 +337,16 @@ def run_host(host: Host, *, attach: Mapping[str, int], cpus: Sequence[int] | Non
         results = None
         if workloads is not None:
             workloads.__exit__(None, None, None)
-            results = workloads.results()
+            if text is not None:  # the run ended: the guests' records are there to read
+                results = workloads.results()
         problems = undo(ledger)
         ledger.path.unlink(missing_ok=True)
         watchdog.wait(timeout=5)
         for problem in problems:
             print(f"akita linux: {problem}", file=sys.stderr)
     tick = requirements.tick_ns()
+    if text is None:  # not reached: every path that leaves text unread has raised
+        raise LinuxError("tracefs", "trace", "the instance's buffer read after the run")
     host_file, trace_file = capture.write(out_dir, host, phases, text, chosen, tids,
                                           tick_ns=tick, variant=variant)
     return RunResult(out_dir, host_file, trace_file, tuple(chosen), tids, origin, seconds,
