@@ -55,7 +55,8 @@ L7 (R2, R4, R5: a constrained deadline throttles a late wake-up)
    kernel/sched/deadline.c), budget left or not, so that it cannot use more
    than its density: in LO mode a HI vCPU that wakes after its virtual
    deadline ``s + x T`` (plus the tolerance: the kernel's grid lags R2's by
-   the controller's join lateness) does not run again before its next period start (nor
+   the controller's join lateness; within the tolerance after it, it may
+   be throttled and need not) does not run again before its next period start (nor
    reach ``C_opt`` there), where R2 keeps its budget until ``s + T``.  HI
    mode (``SCHED_FIFO``) ends the throttle.
 
@@ -109,8 +110,11 @@ class LinuxRules:
         self.fifo: set[str] = set()
         #: when each vCPU's budget last ran out (L4).
         self.exhausted: dict[str, int] = {}
-        #: HI vCPUs that woke at or after their virtual deadline in the deadline class (L7).
+        #: HI vCPUs that woke after their virtual deadline in the deadline class (L7), and
+        #: those that woke within the tolerance after it (the kernel's deadline may be either
+        #: side: they may run and need not).
         self.throttled: set[str] = set()
+        self.maybe_throttled: set[str] = set()
 
     def period_start(self, v: ShadowVCPU, hi_mode: bool) -> None:
         """L3: a vCPU whose period starts in LO mode is (back) in the deadline class."""
@@ -119,6 +123,7 @@ class LinuxRules:
             self.fifo.discard(v.name)
         self.exhausted.pop(v.name, None)
         self.throttled.discard(v.name)
+        self.maybe_throttled.discard(v.name)
 
     def woke(self, v: ShadowVCPU, t: int) -> None:
         """L7: a HI vCPU in the deadline class waking after its virtual deadline is throttled
@@ -126,12 +131,15 @@ class LinuxRules:
         lags R2's by the controller's join lateness, measured below the tolerance)."""
         if v.hi and v.name not in self.outside and t > v.key + self.slack:
             self.throttled.add(v.name)
+        elif v.hi and v.name not in self.outside and t >= v.key:
+            self.maybe_throttled.add(v.name)
 
     def to_hi(self, cpu: ShadowCPU) -> None:
         """L2, L3: at a switch to HI mode every vCPU of *cpu* leaves the deadline class."""
         self.outside.update(v.name for v in cpu.vcpus)
         self.fifo.update(v.name for v in cpu.vcpus if v.hi)
         self.throttled.difference_update(v.name for v in cpu.vcpus)
+        self.maybe_throttled.difference_update(v.name for v in cpu.vcpus)
 
     def claimed_ask(self, v: ShadowVCPU, claimed: int, initial: int) -> bool:
         """L6: whether the controller's temperature mark *claimed* is an ask the trace's
@@ -144,9 +152,21 @@ class LinuxRules:
 
     def allowed(self, cpu: ShadowCPU, hi_mode: bool, rules: Choice, t: int
                 ) -> tuple[list[ShadowVCPU | None], str]:
-        """What *cpu* may run at *t* (``None``: idle, or a task no vCPU is), and the rule."""
+        """What *cpu* may run at *t* (``None``: idle, or a task no vCPU is), and the rule.
+
+        L7's vCPUs that woke within the tolerance after their virtual deadline may be
+        throttled or not: the choices of both are allowed."""
+        options, rule = self._allowed(cpu, hi_mode, rules, t, self.throttled)
+        maybe = self.throttled | self.maybe_throttled
+        if hi_mode or maybe == self.throttled:
+            return options, rule
+        more, _ = self._allowed(cpu, hi_mode, rules, t, maybe)
+        return [*options, *(o for o in more if o not in options)], rule
+
+    def _allowed(self, cpu: ShadowCPU, hi_mode: bool, rules: Choice, t: int,
+                 throttled: set[str]) -> tuple[list[ShadowVCPU | None], str]:
         runnable = [v for v in cpu.vcpus if v.runnable and v not in cpu.deferred
-                    and v.name not in self.throttled]
+                    and v.name not in throttled]
         if hi_mode:
             hi = [v for v in runnable if v.hi]
             if hi:

@@ -73,3 +73,18 @@ def test_l7_hi_mode_ends_the_throttle():
     cpu = type("Cpu", (), {"vcpus": [memcached, lookbusy]})()
     rules.to_hi(cpu)
     assert not rules.throttled
+
+
+@pytest.mark.rule("R4")
+def test_l7_a_wake_within_the_tolerance_after_the_virtual_deadline_allows_both():
+    rules, memcached, lookbusy = _rules()
+    memcached.runnable = lookbusy.runnable = True
+    key = int(memcached.key)
+    cpu = type("Cpu", (), {"vcpus": [memcached, lookbusy], "deferred": set(),
+                           "running": None})()
+    choice = Choice(False, False, False, None)
+    before, _ = rules.allowed(cpu, False, choice, key)
+    assert before == [memcached]  # woken before its deadline: R4's head, nothing else
+    rules.woke(memcached, key + SLACK // 2)
+    options, _ = rules.allowed(cpu, False, choice, key + SLACK // 2)
+    assert memcached in options and lookbusy in options
