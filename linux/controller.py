@@ -252,9 +252,8 @@ class Controller:
         if self.variant == "no-switch":
             return
         v.asked = True
-        if v.temperature != self.theta0:
-            v.temperature = self.theta0
-            self._temperature(v)
+        v.temperature = self.theta0
+        self._temperature(v)  # at every ask, changed or not: the oracle's L6 reads it
         if not self.hi_mode[v.pcpu]:
             self._to_hi(v.pcpu)
             self.switches.append(Switch(v.name, now, self.clock(), used))

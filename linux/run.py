@@ -53,6 +53,9 @@ CONTROLLER_PRIORITY = 60
 #: How long a refused sched_setattr is retried (ns): a root domain being rebuilt (EPERM) or
 #: bandwidth still held until a task's 0-lag time (EBUSY).
 RETRY_NS = 30_000_000
+#: Seconds recorded besides the run's own (the stand-in guests' lead before their t0, the
+#: threads taken), for sizing the ring buffer.
+LEAD_S = 1.0
 
 
 def _mono() -> int:
@@ -125,6 +128,25 @@ class RunResult:
     retries: int = 0
     retry_ns: int = 0
     workloads: Mapping[str, Any] | None = None
+    #: the ring buffer's size per CPU (KiB) and its own loss counters after the run
+    #: (:meth:`.tracefs.Instance.losses`): a capture is complete only if none is above 0.
+    capture_losses: Mapping[str, int] = attrs.field(factory=dict)
+
+    @property
+    def capture_complete(self) -> bool:
+        """Whether the capture holds every record the kernel wrote (no counter above 0)."""
+        return bool(self.capture_losses) and not any(
+            self.capture_losses.get(name, 0) for name in tracefs.LOSS_COUNTERS)
+
+    def capture_text(self) -> str:
+        """One line on the capture's completeness, in the ring buffer's own words."""
+        c = self.capture_losses
+        counts = ", ".join(f"{name} {c.get(name, 0)}" for name in tracefs.LOSS_COUNTERS)
+        if self.capture_complete:
+            return (f"capture complete: {c.get('entries', 0)} records, none lost ({counts}; "
+                    f"buffer {c.get('buffer_kb', 0)} KiB per CPU)")
+        return (f"capture INCOMPLETE: the ring buffer lost records ({counts}; buffer "
+                f"{c.get('buffer_kb', 0)} KiB per CPU): the oracle would begin mid-run")
 
     def as_json(self) -> dict[str, Any]:
         return {"out_dir": str(self.out_dir), "host_file": str(self.host_file),
@@ -134,6 +156,7 @@ class RunResult:
                 "returns_to_lo": self.returns, "tick_ns": self.tick_ns,
                 "join_lateness_ns": list(self.join_lateness_ns), "retries": self.retries,
                 "retry_ns": self.retry_ns,
+                "capture": {**dict(self.capture_losses), "complete": self.capture_complete},
                 "workloads": None if self.workloads is None else dict(self.workloads)}
 
 
@@ -207,6 +230,23 @@ def _take(ledger: Ledger, sets: cpuset.Cpusets, states: Sequence[VcpuState],
         sched.set_attr(v.tid, sched.SchedAttr(sched.SCHED_OTHER), what=f"vcpu {v.name}")
 
 
+def _own_scheduling() -> tuple[set[int], int, int]:
+    """This process's affinity, policy and priority, restored when :func:`run_host` returns
+    (a caller that goes on -- :mod:`.predictions` -- must not stay SCHED_FIFO and pinned:
+    a cpu cgroup without real-time runtime refuses a SCHED_FIFO task)."""
+    return (os.sched_getaffinity(0), os.sched_getscheduler(0),
+            os.sched_getparam(0).sched_priority)
+
+
+def _restore_scheduling(before: tuple[set[int], int, int]) -> None:
+    affinity, policy, priority = before
+    try:
+        os.sched_setscheduler(0, policy, os.sched_param(priority))
+    except OSError:
+        pass
+    os.sched_setaffinity(0, affinity)
+
+
 def _controller_to_spare(cpus: Sequence[int]) -> None:
     spare = sorted(cpuset._online() - set(cpus))
     os.sched_setaffinity(0, spare)
@@ -250,6 +290,8 @@ def run_host(host: Host, *, attach: Mapping[str, int], cpus: Sequence[int] | Non
     previous = signal.signal(signal.SIGTERM, _terminate)
     workloads = None
     instance: tracefs.Instance | None = None
+    own = _own_scheduling()
+    text: str | None = None
     try:
         sets = cpuset.Cpusets([chosen[i] for i in range(host.pcpus)], wait=wait)
         ledger.cpusets = [str(sets.path(i)) for i in range(host.pcpus)] + [
@@ -258,7 +300,7 @@ def run_host(host: Host, *, attach: Mapping[str, int], cpus: Sequence[int] | Non
         sets.create()
         ledger.balance_was = sets.balance_was
         ledger.save()
-        instance = tracefs.Instance()
+        instance = tracefs.Instance(buffer_kb=tracefs.buffer_kb_for(seconds + LEAD_S))
         ledger.instance = str(instance.path)
         ledger.save()
         instance.create()
@@ -275,34 +317,56 @@ def run_host(host: Host, *, attach: Mapping[str, int], cpus: Sequence[int] | Non
         controller_kernel = LinuxKernel(instance)
         instance.start()
         time.sleep(0.05)
+        _until_guests_work(workloads)
         origin = _origin(host, align)
         instance.mark("akita: origin")
         controller = Controller(states, controller_kernel, origin=origin,
                                 initial_temperature=host.options.initial_temperature,
                                 variant=variant)
-        controller.run(origin + int(seconds * 1e9))
+        controller.run(max(origin + int(seconds * 1e9), _end_of(workloads)))
         instance.stop()
+        losses = {**instance.losses(), "buffer_kb": instance.buffer_kb}
         text = instance.read()
     finally:
+        _restore_scheduling(own)
         signal.signal(signal.SIGTERM, previous)
         if instance is not None:
             instance.close()
         results = None
         if workloads is not None:
             workloads.__exit__(None, None, None)
-            results = workloads.results()
+            if text is not None:  # the run ended: the guests' records are there to read
+                results = workloads.results()
         problems = undo(ledger)
         ledger.path.unlink(missing_ok=True)
         watchdog.wait(timeout=5)
         for problem in problems:
             print(f"akita linux: {problem}", file=sys.stderr)
     tick = requirements.tick_ns()
+    if text is None:  # not reached: every path that leaves text unread has raised
+        raise LinuxError("tracefs", "trace", "the instance's buffer read after the run")
     host_file, trace_file = capture.write(out_dir, host, phases, text, chosen, tids,
                                           tick_ns=tick, variant=variant)
     return RunResult(out_dir, host_file, trace_file, tuple(chosen), tids, origin, seconds,
                      variant, len(controller.switches), controller.returns, tick,
                      tuple(controller.join_lateness), controller_kernel.retries,
-                     controller_kernel.retry_ns, results)
+                     controller_kernel.retry_ns, results, losses)
+
+
+def _until_guests_work(workloads: Any) -> None:
+    """Wait for the stand-in guests' ``t0`` (decision 223): a deadline task that wakes after a
+    whole period asleep gets a new CBS period from its wake-up (kernel/sched/deadline.c,
+    ``update_dl_entity``), off R2's grid, so every vCPU must be at work before it joins the
+    deadline class at its first period start."""
+    t0 = int(getattr(workloads, "t0_ns", 0) or 0) if workloads is not None else 0
+    while _mono() < t0:
+        time.sleep(min(0.01, (t0 - _mono()) / 1e9 + 1e-6))
+
+
+def _end_of(workloads: Any) -> int:
+    """When the stand-in guests' run ends (``0`` if attached): the controller runs until then,
+    so that the client's last requests are served under it and its record is written."""
+    return int(getattr(workloads, "end_ns", 0) or 0) if workloads is not None else 0
 
 
 def _origin(host: Host, align: int | None) -> int:

@@ -11,6 +11,14 @@ decisions, R5, R8, R9, and the origin of its period grids).
 
 The instance is named ``akita-linux-<pid>`` after the controller's process;
 :func:`remove_stale` removes the instances of controllers that are gone.
+
+The buffer is read once, after the run (the ``trace`` file), so it must hold
+the whole run: :func:`buffer_kb_for` sizes it from the run's length at
+:data:`RATE_KB_PER_S` per CPU (decision 220), and :meth:`Instance.losses`
+reads the ring buffer's own counters (``per_cpu/cpuN/stats``: ``overrun``,
+the records overwritten; ``dropped events``; ``commit overrun``), so that a
+run that lost any record says so instead of handing the oracle a trace that
+begins mid-run.
 """
 
 from __future__ import annotations
@@ -21,11 +29,28 @@ from pathlib import Path
 
 from .errors import LinuxError
 
-__all__ = ["TRACEFS", "EVENTS", "Instance", "tracefs_available", "remove_stale"]
+__all__ = ["TRACEFS", "EVENTS", "Instance", "tracefs_available", "remove_stale",
+           "buffer_kb_for", "RATE_KB_PER_S", "BASE_KB", "MAX_KB", "LOSS_COUNTERS"]
 
 TRACEFS = Path("/sys/kernel/tracing")
 EVENTS = ("sched_switch", "sched_wakeup", "sched_wakeup_new", "sched_migrate_task")
 PREFIX = "akita-linux-"
+#: Ring-buffer space per CPU per second of run (KiB): fig5.toml's memcached at 35,000
+#: requests/s writes about 38,000 scheduler records/s on its CPU, some 70 bytes each
+#: (2.7 MB/s, measured, docs/linux.rst); twice that, for headroom (decision 220).
+RATE_KB_PER_S = 6144
+#: Space for the start (workloads starting, threads taken, the lead before the origin).
+BASE_KB = 8192
+#: The most asked per CPU (KiB): the buffer is allocated on every CPU; a run longer than
+#: ``(MAX_KB - BASE_KB) / RATE_KB_PER_S`` seconds (about 80 s) may overwrite, and says so.
+MAX_KB = 512 * 1024
+#: The ring buffer's loss counters (``per_cpu/cpuN/stats``), summed over the CPUs.
+LOSS_COUNTERS = ("overrun", "dropped events", "commit overrun")
+
+
+def buffer_kb_for(seconds: float) -> int:
+    """The per-CPU buffer (KiB) that holds *seconds* of the heaviest measured run."""
+    return min(MAX_KB, BASE_KB + int(seconds * RATE_KB_PER_S + 0.999999))
 
 
 def tracefs_available(root: Path = TRACEFS) -> str | None:
@@ -105,6 +130,17 @@ class Instance:
         """Write one ``tracing_mark_write`` line (a controller decision) into the buffer."""
         if self._marker is not None:
             os.write(self._marker, text.encode())
+
+    def losses(self) -> dict[str, int]:
+        """The ring buffer's own loss counters summed over the CPUs (:data:`LOSS_COUNTERS`),
+        ``entries`` and ``bytes``, the records it holds and their size."""
+        totals = dict.fromkeys(LOSS_COUNTERS + ("entries", "bytes"), 0)
+        for stats in sorted((self.path / "per_cpu").glob("cpu*/stats")):
+            for line in stats.read_text().splitlines():
+                name, _, value = line.partition(":")
+                if name.strip() in totals and value.strip().isdigit():
+                    totals[name.strip()] += int(value.strip())
+        return totals
 
     def read(self) -> str:
         """The buffer as the kernel prints it (the ``trace`` file)."""

@@ -36,6 +36,30 @@ L5 (R3, the kernel's own account)
    left in the oracle's account.  A vCPU with at most the tolerance left
    may run, and need not.
 
+L6 (R5, R8, the trace's resolution)
+   The controller decides R5 on the kernel's account in nanoseconds; the
+   trace prints microseconds, and a vCPU's consumption summed from it is
+   off by up to a microsecond a dispatch.  A HI vCPU that has at least
+   ``C_opt`` minus the tolerance consumed in its period (the trace has it
+   block there) may have
+   consumed ``C_opt`` and been runnable by the kernel's account (a
+   memcached worker blocking at exactly 5.000000 ms in the trace, measured
+   in :doc:`/linux`): there the controller's ask -- a temperature mark of
+   the initial temperature, which it writes at every ask -- is taken as
+   R5's ask.  With less consumed, its ask is R5's violation as before.
+
+L7 (R2, R4, R5: a constrained deadline throttles a late wake-up)
+   A HI vCPU is a deadline task with a *constrained* deadline
+   (``floor(x T) < T``).  The kernel throttles such a task when it wakes
+   after its deadline and before its next period (``dl_check_constrained_dl``,
+   kernel/sched/deadline.c), budget left or not, so that it cannot use more
+   than its density: in LO mode a HI vCPU that wakes after its virtual
+   deadline ``s + x T`` (plus the tolerance: the kernel's grid lags R2's by
+   the controller's join lateness; within the tolerance after it, it may
+   be throttled and need not) does not run again before its next period start (nor
+   reach ``C_opt`` there), where R2 keeps its budget until ``s + T``.  HI
+   mode (``SCHED_FIFO``) ends the throttle.
+
 Everything else is Akita's: R2 (budgets, deadlines, virtual deadlines on
 the period grid), R4 (LO mode: earliest key first, among active vCPUs in
 the deadline class), R5, R8, R9 (checked from the controller's marks), R11,
@@ -64,6 +88,7 @@ __rules__ = {
     "R6": ("LinuxRules.allowed",),
     "R7": ("LinuxRules.allowed", "LinuxRules.to_hi"),
     "R2": ("LinuxRules.period_start",),
+    "R5": ("LinuxRules.claimed_ask", "LinuxRules.woke"),
 }
 
 
@@ -85,6 +110,11 @@ class LinuxRules:
         self.fifo: set[str] = set()
         #: when each vCPU's budget last ran out (L4).
         self.exhausted: dict[str, int] = {}
+        #: HI vCPUs that woke after their virtual deadline in the deadline class (L7), and
+        #: those that woke within the tolerance after it (the kernel's deadline may be either
+        #: side: they may run and need not).
+        self.throttled: set[str] = set()
+        self.maybe_throttled: set[str] = set()
 
     def period_start(self, v: ShadowVCPU, hi_mode: bool) -> None:
         """L3: a vCPU whose period starts in LO mode is (back) in the deadline class."""
@@ -92,11 +122,29 @@ class LinuxRules:
             self.outside.discard(v.name)
             self.fifo.discard(v.name)
         self.exhausted.pop(v.name, None)
+        self.throttled.discard(v.name)
+        self.maybe_throttled.discard(v.name)
+
+    def woke(self, v: ShadowVCPU, t: int) -> None:
+        """L7: a HI vCPU in the deadline class waking after its virtual deadline is throttled
+        until its next period start (more than the tolerance after it: the kernel's grid
+        lags R2's by the controller's join lateness, measured below the tolerance)."""
+        if v.hi and v.name not in self.outside and t > v.key + self.slack:
+            self.throttled.add(v.name)
+        elif v.hi and v.name not in self.outside and t >= v.key:
+            self.maybe_throttled.add(v.name)
 
     def to_hi(self, cpu: ShadowCPU) -> None:
         """L2, L3: at a switch to HI mode every vCPU of *cpu* leaves the deadline class."""
         self.outside.update(v.name for v in cpu.vcpus)
         self.fifo.update(v.name for v in cpu.vcpus if v.hi)
+        self.throttled.difference_update(v.name for v in cpu.vcpus)
+        self.maybe_throttled.difference_update(v.name for v in cpu.vcpus)
+
+    def claimed_ask(self, v: ShadowVCPU, claimed: int, initial: int) -> bool:
+        """L6: whether the controller's temperature mark *claimed* is an ask the trace's
+        resolution cannot rule out (*v* consumed ``C_opt`` within the tolerance)."""
+        return v.hi and claimed == initial and not v.asked and v.consumed >= v.c_opt - self.slack
 
     def ran_out(self, v: ShadowVCPU, t: int) -> None:
         """L4: *v*'s budget ran out at *t*."""
@@ -104,8 +152,21 @@ class LinuxRules:
 
     def allowed(self, cpu: ShadowCPU, hi_mode: bool, rules: Choice, t: int
                 ) -> tuple[list[ShadowVCPU | None], str]:
-        """What *cpu* may run at *t* (``None``: idle, or a task no vCPU is), and the rule."""
-        runnable = [v for v in cpu.vcpus if v.runnable and v not in cpu.deferred]
+        """What *cpu* may run at *t* (``None``: idle, or a task no vCPU is), and the rule.
+
+        L7's vCPUs that woke within the tolerance after their virtual deadline may be
+        throttled or not: the choices of both are allowed."""
+        options, rule = self._allowed(cpu, hi_mode, rules, t, self.throttled)
+        maybe = self.throttled | self.maybe_throttled
+        if hi_mode or maybe == self.throttled:
+            return options, rule
+        more, _ = self._allowed(cpu, hi_mode, rules, t, maybe)
+        return [*options, *(o for o in more if o not in options)], rule
+
+    def _allowed(self, cpu: ShadowCPU, hi_mode: bool, rules: Choice, t: int,
+                 throttled: set[str]) -> tuple[list[ShadowVCPU | None], str]:
+        runnable = [v for v in cpu.vcpus if v.runnable and v not in cpu.deferred
+                    and v.name not in throttled]
         if hi_mode:
             hi = [v for v in runnable if v.hi]
             if hi:

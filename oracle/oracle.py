@@ -580,6 +580,8 @@ class Oracle:
         if e["event"] == "wake":
             if not v.runnable:
                 v.ins = t  # inserted in the run queue (queue_order = "fifo")
+                if self.linux is not None:
+                    self.linux.woke(v, t)
             v.runnable = True
             if not self.wake_preempts and self.cpus[v.cpu].running is not None:
                 self.cpus[v.cpu].deferred.add(v)
@@ -610,6 +612,9 @@ class Oracle:
             return
         elif kind == "temperature":
             v.claimed_temperature = e["temperature"]
+            if self.linux is not None and self.linux.claimed_ask(
+                    v, e["temperature"], self.initial_temperature):
+                self._ask(cpu, v, t)
         elif kind == "release":
             if v.release != t:
                 self._now("R2", t, c, (f"next period start {ns(v.release + v.period)}",),

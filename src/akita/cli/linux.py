@@ -60,7 +60,9 @@ def linux(host_file: str, attach: tuple[str, ...], cpus_text: str | None, second
 
     Needs root, tracefs, the deadline class and a cgroup-v1 cpuset
     hierarchy; without them, one line and exit status 2.  Check the capture
-    with: akita conform OUT/host.toml OUT/trace.txt
+    with: akita conform OUT/host.toml OUT/trace.txt.  Exit status 1 when the
+    tracing ring buffer lost records (its own counters, printed): the capture
+    is then incomplete.
     """
     from akita.linux.run import parse_attach, run_host
 
@@ -74,5 +76,6 @@ def linux(host_file: str, attach: tuple[str, ...], cpus_text: str | None, second
         click.echo(f"ran {seconds:g} s on Linux CPUs {','.join(map(str, result.cpus))} "
                    f"({variant}): {result.switches} switches to HI mode, {result.returns} "
                    f"returns to LO mode")
+        click.echo(result.capture_text())
         click.echo(f"check: akita conform {result.host_file} {result.trace_file}")
-    return 0
+    return 0 if result.capture_complete else 1
