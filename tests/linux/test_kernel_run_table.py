@@ -21,6 +21,7 @@ def record():
 
 def test_the_published_tables_are_the_records(record):
     assert (DOCS / "kernel" / "tables.inc").read_text() == render_rst(record)
+    assert (DOCS / "kernel" / "tables-eevdf.inc").read_text() == render_rst(record, "eevdf")
 
 
 def test_every_host_fixed_in_advance_was_measured_often_enough(record):
