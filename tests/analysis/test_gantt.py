@@ -55,7 +55,8 @@ def test_the_mode_band_turns_hi_at_the_switch(fig5_run):
     lo, hi = to_rgb(MODE_COLOURS["LO"]), to_rgb(MODE_COLOURS["HI"])
     assert _close(_pixel(figure, SWITCH - 5 * 10**6, band), lo)
     assert _close(_pixel(figure, SWITCH + 5 * 10**6, band), hi)
-    assert _close(_pixel(figure, 150 * 10**6, band), hi)
+    later = [_pixel(figure, t * 10**6, band) for t in range(60, 200, 7)]  # 20 points
+    assert sum(_close(p, hi) for p in later) >= 18  # HI to the end (a marker may cover a point)
 
 
 def test_each_lo_vcpu_has_a_lane_coloured_where_it_runs(fig5_run):
