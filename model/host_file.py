@@ -56,6 +56,7 @@ from .limits import (MAX_CONNECTIONS, MAX_GUEST_THREADS, MAX_HYSTERESIS, MAX_INT
                      MAX_VCPUS_PER_VM, MAX_VMS, check_count, check_text, read_bounded)
 from .options import SchedulerOptions, is_duration
 from .presets import PRESETS
+from .rules import RULE_SETS
 from .share import Share
 from .vm import VM
 from .workload import Workload
@@ -67,7 +68,7 @@ _TOP_KEYS = ("host", "vm", "trace_map", "conform")
 #: The keys of ``[conform]`` with a fixed set of values (the oracle's rule sets and
 #: placements, :data:`akita.oracle.oracle.POLICIES`, :data:`akita.oracle.placement.PLACEMENTS`).
 CONFORM_CHOICES: dict[str, tuple[str, ...]] = {
-    "policy": ("akita", "edf", "akita-linux"), "placement": ("first-fit", "trace")}
+    "policy": RULE_SETS, "placement": ("first-fit", "trace")}
 #: ``[conform] origin``: seconds as ftrace prints them.
 _SECONDS = re.compile(r"[0-9]{1,12}\.[0-9]{1,9}")
 #: The scheduler options, in the order of the fields of :class:`~.options.SchedulerOptions`.

@@ -16,7 +16,14 @@ from __future__ import annotations
 
 import attrs
 
-__all__ = ["Rule", "RULES", "rule_ids"]
+__all__ = ["Rule", "RULES", "RULE_SETS", "rule_ids"]
+
+
+#: The rule sets a trace can be checked against, in one place (``akita conform --policy``,
+#: a host file's ``[conform] policy``, :data:`akita.oracle.oracle.POLICIES`): Akita's rules,
+#: plain EDF over the same servers, and Akita's as ``akita linux`` carries them out
+#: (:mod:`akita.oracle.linux_rules`).
+RULE_SETS: tuple[str, ...] = ("akita", "edf", "akita-linux")
 
 
 @attrs.frozen

@@ -71,6 +71,7 @@ from typing import Any, Iterable, Mapping
 import attrs
 from akita.model import Host, Placement, first_fit
 from akita.model.edf_vd import virtual_deadline_factor
+from akita.model.rules import RULE_SETS
 from akita.reference.trace import TraceError
 
 from .linux_rules import POLICY as LINUX_POLICY
@@ -110,7 +111,8 @@ __rules__ = {
 #: The rule sets the oracle checks: Akita's, plain EDF over the same
 #: periodic servers (the ``edf`` policy: ``x = 1``, no modes, no temperatures),
 #: or Akita's as ``akita linux`` carries them out on Linux (:mod:`.linux_rules`).
-POLICIES = ("akita", "edf", LINUX_POLICY)
+POLICIES = RULE_SETS
+assert LINUX_POLICY in POLICIES
 
 
 class Oracle:

@@ -16,6 +16,7 @@ from rich.table import Table
 
 from akita.model import ModelError, format_duration, load_host, parse_duration
 from akita.model.host_file import load_conform
+from akita.model.rules import RULE_SETS
 from akita.oracle import (
     CONFORMANT, DECISIONS, FTRACE_REPORTS, RULE_TITLES, VIOLATIONS, conform_stream,
 )
@@ -51,7 +52,7 @@ __all__ = ["conform"]
               help="Where each vCPU belongs: first fit's pCPU (R12 judged), or the pCPU of its "
                    "first event in the trace (R12 checks migrations only). Default: the host "
                    "file's [conform] placement, else first-fit.")
-@click.option("--policy", type=click.Choice(["akita", "edf", "akita-linux"]), default=None,
+@click.option("--policy", type=click.Choice(list(RULE_SETS)), default=None,
               help="The rules to check against: Akita's, plain EDF over the same servers, or "
                    "Akita's as akita linux carries them out. Default: the host file's "
                    "[conform] policy, else the capture's claim, else akita.")
