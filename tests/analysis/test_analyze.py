@@ -206,3 +206,19 @@ def test_bad_input_is_refused_with_the_file_named(tmp_path):
     backwards.write_text("\n".join(text) + "\n")
     with pytest.raises(KernelTraceError, match=r"back\.txt:\d+"):
         analyze_file(backwards)
+
+
+def test_the_rt_app_run_of_the_exported_fig5_host_reads_as_its_threads():
+    """``akita analyze`` reads the committed capture of rt-app running the exported Fig. 5
+    host (``tests/data/rtapp``, xz-compressed kernel text): the three lookbusy threads and
+    memcached's approximation ran on CPU 1 only, and the three equal lookbusy demands got CPU
+    times within 5 % of each other."""
+    from repo import ROOT
+
+    found = analyze_file(ROOT / "tests" / "data" / "rtapp" / "fig5-trace.txt.xz").as_json()
+    threads = {name.rsplit("-", 1)[0]: task for name, task in found["tasks"].items()
+               if name.startswith(("lookbusy", "memcached"))}
+    assert set(threads) == {"lookbusy1-0", "lookbusy2-0", "lookbusy3-0", "memcached-0"}
+    assert all(set(task["per_cpu_ns"]) == {"1"} for task in threads.values())
+    busy = [threads[f"lookbusy{k}-0"]["cpu_ns"] for k in (1, 2, 3)]
+    assert min(busy) > 0 and 20 * (max(busy) - min(busy)) <= min(busy)
