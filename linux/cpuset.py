@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 from .errors import LinuxError
+from .process import alive
 
 __all__ = ["ROOT", "PREFIX", "Cpusets", "remove_stale", "cpuset_available"]
 
@@ -40,16 +41,6 @@ def cpuset_available(root: Path = ROOT) -> str | None:
 def _write(path: Path, value: str) -> None:
     with open(path, "w") as f:
         f.write(value)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _evacuate(directory: Path, root: Path) -> None:
@@ -78,7 +69,7 @@ def remove_stale(root: Path = ROOT) -> list[str]:
     removed = []
     for directory in sorted(root.glob(PREFIX + "*")):
         owner = directory.name[len(PREFIX):].split("-", 1)[0]
-        if owner.isdigit() and not _alive(int(owner)):
+        if owner.isascii() and owner.isdigit() and not alive(int(owner)):
             _evacuate(directory, root)
             removed.append(directory.name)
     return removed

@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 from .errors import LinuxError
+from .process import alive
 
 __all__ = ["TRACEFS", "EVENTS", "Instance", "tracefs_available", "remove_stale",
            "buffer_kb_for", "RATE_KB_PER_S", "BASE_KB", "MAX_KB", "LOSS_COUNTERS"]
@@ -62,22 +63,12 @@ def tracefs_available(root: Path = TRACEFS) -> str | None:
     return None
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def remove_stale(root: Path = TRACEFS) -> list[str]:
     """Remove the instances of controllers whose process is gone."""
     removed = []
     for directory in sorted((root / "instances").glob(PREFIX + "*")):
         owner = directory.name[len(PREFIX):]
-        if owner.isascii() and owner.isdigit() and not _alive(int(owner)):
+        if owner.isascii() and owner.isdigit() and not alive(int(owner)):
             _rmdir(directory)
             removed.append(directory.name)
     return removed

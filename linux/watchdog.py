@@ -11,26 +11,18 @@ ledger file is removed.
 
 from __future__ import annotations
 
-import os
 import signal
 import sys
 import time
 from pathlib import Path
 
 from .cleanup import Ledger, undo
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
+from .process import alive
 
 
 def watch(ledger_path: Path, pid: int, poll: float = 0.05) -> int:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    while ledger_path.exists() and _alive(pid):
+    while ledger_path.exists() and alive(pid):
         time.sleep(poll)
     if not ledger_path.exists():
         return 0
