@@ -116,19 +116,8 @@ def conform_stream(
     :raises TraceError: a line or record that is not what the format requires,
         located; or a trace with nothing the oracle could judge (see above).
     """
-    if trace_format not in FORMATS:
-        raise ModelError("--format", trace_format, f"one of {', '.join(FORMATS)}")
-    lines: Iterator[str] | None = None
-    stream, codec = decompressed(stream, path)
-    claims = Claims()
-    if trace_format == "auto":
-        trace_format = _binary(stream) or "auto"
-    if codec is not None and trace_format in ("trace.dat", "xentrace"):
-        stream = spooled(stream, path, codec)  # read out of order: seekable
-    if trace_format in ("auto", "jsonl", "ftrace"):
-        trace_format, lines, first = _text(stream, path, trace_format)
-        if trace_format == "ftrace":
-            claims = capture_claims(first, path)
+    trace_format, stream, lines, first = _opened(stream, path, trace_format)
+    claims = capture_claims(first, path) if trace_format == "ftrace" else Claims()
     mapping = dict(host.trace_map) | dict(trace_map or {})
     if trace_format in KERNEL_FORMATS and not mapping:
         seen = FtraceTally() if trace_format == "ftrace" else Tally()
@@ -197,16 +186,7 @@ def open_trace(stream: IO[Any], *, path: str = "<trace>", trace_format: TraceFor
 
     :raises TraceError: as :func:`conform_stream`, for a file that is none of the formats.
     """
-    if trace_format not in FORMATS:
-        raise ModelError("--format", trace_format, f"one of {', '.join(FORMATS)}")
-    lines: Iterator[str] | None = None
-    stream, codec = decompressed(stream, path)
-    if trace_format == "auto":
-        trace_format = _binary(stream) or "auto"
-    if codec is not None and trace_format in ("trace.dat", "xentrace"):
-        stream = spooled(stream, path, codec)
-    if trace_format in ("auto", "jsonl", "ftrace"):
-        trace_format, lines, _ = _text(stream, path, trace_format)
+    trace_format, stream, lines, _ = _opened(stream, path, trace_format)
     if trace_format == "jsonl":
         assert lines is not None
         header, events = read_jsonl(lines, path)
@@ -225,6 +205,25 @@ def open_trace(stream: IO[Any], *, path: str = "<trace>", trace_format: TraceFor
         return trace_format, None, read_tracedat(binary, path=path, tally=tally, buffer=buffer)
     assert cpu_hz is not None
     return trace_format, None, read_xentrace(binary, path=path, cpu_hz=cpu_hz, tally=tally)
+
+
+def _opened(stream: IO[Any], path: str, trace_format: TraceFormat
+            ) -> tuple[TraceFormat, IO[Any], Iterator[str] | None, str]:
+    """The trace on *stream* opened the one way :func:`conform_stream` and
+    :func:`open_trace` both read it: decompressed, its format told (``"auto"``), a
+    compressed binary spooled so that it can seek; its lines and first line if it is text
+    (else ``None`` and ``""``)."""
+    if trace_format not in FORMATS:
+        raise ModelError("--format", trace_format, f"one of {', '.join(FORMATS)}")
+    stream, codec = decompressed(stream, path)
+    if trace_format == "auto":
+        trace_format = _binary(stream) or "auto"
+    if codec is not None and trace_format in ("trace.dat", "xentrace"):
+        stream = spooled(stream, path, codec)  # read out of order: seekable
+    if trace_format in ("auto", "jsonl", "ftrace"):
+        trace_format, lines, first = _text(stream, path, trace_format)
+        return trace_format, stream, lines, first
+    return trace_format, stream, None, ""
 
 
 def _binary(stream: IO[Any]) -> TraceFormat | None:
