@@ -97,6 +97,8 @@ class DiskMetrics:
         self.started = 0
         self.seek_sectors = 0
         self.peak_memory = 0
+        self.cache_hits = 0
+        self.cache_partial = 0
         self.kinds: dict[str, list[int]] = {}
 
     @property
@@ -126,5 +128,6 @@ class DiskMetrics:
             "mean_seek_sectors": self.seek_sectors // self.started if self.started else None,
             "waits": waits, "wait_successes": sum(vm.wait_successes for vm in self.vms),
             "wait_kinds": self.kinds, "peak_memory_bytes": self.peak_memory,
+            "cache_hits": self.cache_hits, "cache_partial_hits": self.cache_partial,
             "vms": {vm.name: vm.as_json(self.duration) for vm in self.vms},
         }

@@ -33,7 +33,8 @@ from typing import Sequence
 from ..drive import Drive
 from ..request import Request
 from ..vdisk import VirtualDisk
-from .base import REQUEST_BYTES, WORD_BYTES, Answer, Scheduler
+from .base import Answer, Scheduler
+from .layout import QUEUED, SCHEDULER, VM, ZONE, size_of
 from .queue import SortedQueue
 from .vnavigator import VNavigator
 
@@ -199,9 +200,17 @@ class Pregather(Scheduler):
         return min(wait.until, self._next_deadline())
 
     def memory_bytes(self) -> int:
+        """The C structures of :mod:`.layout` that hold its state now (decision 303)."""
         queued = sum(map(len, self.queues))
-        words = sum(n.words() for n in self.navigators) + 6 * self.vms + 12
-        return 2 * REQUEST_BYTES * queued + WORD_BYTES * words
+        zones = sum(len(n.zones) for n in self.navigators)
+        return (size_of(SCHEDULER) + self.vms * size_of(VM) + zones * size_of(ZONE)
+                + queued * size_of(QUEUED))
+
+    def full_table_bytes(self) -> int:
+        """What a table of every zone of every image would take, at the same zone size:
+        the bound vNavigator's forgetting keeps it far below."""
+        zones = sum(-(-n.image.sectors // n.zone_sectors) for n in self.navigators)
+        return size_of(SCHEDULER) + self.vms * size_of(VM) + zones * size_of(ZONE)
 
 
 def _accumulate(mean: list[int], sample: int) -> None:
