@@ -2,7 +2,9 @@
 
 The source's adaptive non-work-conserving scheduler in the hypervisor.
 Each VM is served for an equal time slice (200 ms), in round robin; within
-its slice its requests go nearest first.  When a request of the served VM
+its slice its requests go in the block layer's elevator order (decision
+304: the nearest ahead of the head, or one behind within 16 MB if its
+distance counted twice is shorter, as CFQ's ``cfq_choose_req``).  When a request of the served VM
 ``x`` completes, the spatial-locality-aware heuristic SPLA decides whether
 to keep the disk waiting for a request that is expected near the head:
 
@@ -56,6 +58,9 @@ class Pregather(Scheduler):
     name = "pregather"
     slice_ns = 200 * MS
     expire = 500 * MS
+    #: The elevator's backward reach and its penalty (decision 304; CFQ's defaults).
+    back_seek_max = 16 * 1024 * 2
+    back_seek_penalty = 2
 
     def __init__(self, drive: Drive, images: Sequence[VirtualDisk]) -> None:
         super().__init__(drive, images)
@@ -122,7 +127,8 @@ class Pregather(Scheduler):
             if self.current is None or not self.queues[self.current]:
                 return None
         self.done = None
-        request = self.queues[self.current].nearest(head)
+        request = self.queues[self.current].choose(head, self.back_seek_max,
+                                                   self.back_seek_penalty)
         assert request is not None
         return self._take(request)
 
