@@ -271,7 +271,9 @@ def _ratio_why(ratio: Fraction, paper: Fraction, runs: dict[str, Any]) -> str:
     cfq, pre = runs["cfq"], runs["pregather"]
     seeks = (f"mean seek {cfq['mean_seek_sectors']} sectors under CFQ, "
              f"{pre['mean_seek_sectors']} under Pregather; Pregather waited "
-             f"{pre['waits']} time(s)")
+             f"{pre['waits']} time(s); the drive's cache served {cfq.get('cache_hits', 0)} and "
+             f"{pre.get('cache_hits', 0)} reads (a command is nearly always waiting, and it "
+             "stops the drive's read-ahead)")
     if ratio > paper * Fraction(5, 4):
         return f"larger than the paper's: {seeks}"
     if ratio < 1 + (paper - 1) / 2:
