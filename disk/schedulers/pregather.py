@@ -23,8 +23,8 @@ to keep the disk waiting for a request that is expected near the head:
 
 Either wait ends at its timer or when a pending request reaches its
 deadline (decision 88: 500 ms, the deadline scheduler's ``read_expire``);
-then the nearest request is served.  A wait that ends because the request
-came is a *success*: the prediction success ratio is successes over waits.
+then the next request in elevator order is served.  A wait that ends
+because the request came is a *success*: the prediction success ratio is successes over waits.
 A slice ends early when ``x`` has nothing pending and SPLA does not wait.
 """
 
