@@ -438,7 +438,7 @@ _FIG8_SIZE = ("the direction holds; the model's credit and CFS tails at 24 VMs a
 def _was(before: str, read: Reader) -> Reader:
     """*read*, its figure followed by the one the published run showed before the guest's
     read-ahead, the fsync bursts, the drawn thinks and the drive's cache (decisions 300-304;
-    ``docs/experiments/pregather.json`` as of the commit that added them)."""
+    ``docs/experiments/pregather.json`` as published at commit 122378b, before them)."""
     def wrapped(doc: Doc) -> Reading:
         reading = read(doc)
         return attrs.evolve(reading, ours=f"{reading.ours} (before: {before})")
