@@ -12,7 +12,7 @@ request's service is its seek, rotation and transfer
 (:meth:`~.drive.Drive.service_ns`).
 
 Each process issues its requests as its ``depth`` and ``batch`` say
-(:mod:`.workload`, decision 300): by default synchronously -- it issues one
+(:mod:`akita.disk.workload`, decision 300): by default synchronously -- it issues one
 request, blocks until it completes, thinks for its ``think_ns``, and issues
 the next.  The drive's cache (:mod:`.cache`, decision 302), when the run
 has one, serves a read it holds from the buffer.  Thinking is

@@ -12,9 +12,10 @@ since 2.6.18), ``struct rb_root`` (one pointer) and ``struct list_head``
 structure's size; the slab's own per-page overhead is not counted.
 
 The structures (:data:`ZONE`, :data:`VM`, :data:`QUEUED`, :data:`SCHEDULER`)
-hold exactly the fields :mod:`.vnavigator` and :mod:`.pregather` keep, at
-the widths their values need (a zone index of a 12 GB image fits 32 bits;
-densities, instants and sector numbers take 64).
+hold exactly the fields :mod:`akita.disk.schedulers.vnavigator` and
+:mod:`akita.disk.schedulers.pregather` keep, at the widths their values
+need (a zone index of a 12 GB image fits 32 bits; densities, instants and
+sector numbers take 64).
 """
 
 from __future__ import annotations
