@@ -363,7 +363,8 @@ def _memory_why(memory: int) -> str:
 def _alone_why(runs: dict[str, Any], variants: dict[str, Any] | None) -> str:
     shown = ", ".join(f"{n} {runs[n]['transfer_permille'] / 10:.1f}%"
                       for n in ("pregather", "cfq", "as"))
-    p99 = max(p["latency_ns"]["p99"] for p in runs["cfq"]["vms"]["data"]["processes"].values())
+    p99 = max((p["latency_ns"]["p99"] or 0
+               for p in runs["cfq"]["vms"]["data"]["processes"].values()), default=0)
     why = (f"ours {shown}: the four readers' read-ahead keeps the VM's queue full, and a reader "
            "refills its window a think (100 us on average) after a completion, sooner than the "
            "drive serves a request, so the elevator stays on one reader until an expiry moves "
