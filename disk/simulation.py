@@ -12,18 +12,18 @@ request's service is its seek, rotation and transfer
 (:meth:`~.drive.Drive.service_ns`).
 
 Each process issues its requests as its ``depth`` and ``batch`` say
-(:mod:`akita.disk.workload`, decision 300): by default synchronously -- it issues one
-request, blocks until it completes, thinks for its ``think_ns``, and issues
-the next.  The drive's cache (:mod:`.cache`, decision 302), when the run
-has one, serves a read it holds from the buffer.  Thinking is
-CPU work on the process's vCPU, taken as uncontended: the disk experiment
-does not run the CPU scheduler (decision 89); what a process would ask of
-its vCPU is reported (``think_ns``), and a process blocked on I/O leaves
-its vCPU idle (``blocked_ns``).  Every process starts at instant 0, in the
-order listed; a random process draws its offsets from its own generator,
-seeded with the SHA-256 of ``(seed, VM, process)``, and its think times
-from another, seeded with that of ``(seed, VM, process, "think")``.  The same input and seed give the
-same counts.
+(:mod:`akita.disk.workload`, decision 300): by default synchronously --
+it issues one request, blocks until it completes, thinks for its
+``think_ns``, and issues the next.  The drive's cache (:mod:`.cache`,
+decision 302), when the run has one, serves a read it holds from the
+buffer.  Thinking is CPU work on the process's vCPU, taken as uncontended:
+the disk experiment does not run the CPU scheduler (decision 89); what a
+process would ask of its vCPU is reported (``think_ns``), and a process
+blocked on I/O leaves its vCPU idle (``blocked_ns``).  Every process starts
+at instant 0, in the order listed; a random process draws its offsets from
+its own generator, seeded with the SHA-256 of ``(seed, VM, process)``, and
+its think times from another, seeded with that of ``(seed, VM, process,
+"think")``.  The same input and seed give the same counts.
 """
 
 from __future__ import annotations
