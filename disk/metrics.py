@@ -17,7 +17,10 @@ the sum is the length of the union of its busy intervals; idle time, the
 scheduler's waits included, is not counted), as ``iostat``'s ``%util``
 counts a device busy while a request is outstanding on it.  The source's
 *disk I/O efficiency*, the time transferring alone over the span, is kept
-beside it as ``transfer_permille``.  The scheduler's memory is the peak of
+beside it as ``transfer_permille``; a read the drive's cache serves
+(:mod:`.cache`) counts its transfer at the interface's rate, and the reads
+it served whole and in part are counted (``cache_hits``,
+``cache_partial_hits``).  The scheduler's memory is the peak of
 :meth:`~.schedulers.base.Scheduler.memory_bytes` over the run.  Every count
 and time is an exact integer; ratios are reduced only for display.
 """
@@ -97,6 +100,8 @@ class DiskMetrics:
         self.started = 0
         self.seek_sectors = 0
         self.peak_memory = 0
+        self.cache_hits = 0
+        self.cache_partial = 0
         self.kinds: dict[str, list[int]] = {}
 
     @property
@@ -126,5 +131,6 @@ class DiskMetrics:
             "mean_seek_sectors": self.seek_sectors // self.started if self.started else None,
             "waits": waits, "wait_successes": sum(vm.wait_successes for vm in self.vms),
             "wait_kinds": self.kinds, "peak_memory_bytes": self.peak_memory,
+            "cache_hits": self.cache_hits, "cache_partial_hits": self.cache_partial,
             "vms": {vm.name: vm.as_json(self.duration) for vm in self.vms},
         }

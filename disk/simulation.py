@@ -11,15 +11,19 @@ serves one request at a time (no command queueing, decision 84); a
 request's service is its seek, rotation and transfer
 (:meth:`~.drive.Drive.service_ns`).
 
-Each process is synchronous: it issues one request, blocks until it
-completes, thinks for its ``think_ns``, and issues the next.  Thinking is
-CPU work on the process's vCPU, taken as uncontended: the disk experiment
-does not run the CPU scheduler (decision 89); what a process would ask of
-its vCPU is reported (``think_ns``), and a process blocked on I/O leaves
-its vCPU idle (``blocked_ns``).  Every process starts at instant 0, in the
-order listed; a random process draws from its own generator, seeded with
-the SHA-256 of ``(seed, VM, process)``.  The same input and seed give the
-same counts.
+Each process issues its requests as its ``depth`` and ``batch`` say
+(:mod:`akita.disk.workload`, decision 300): by default synchronously --
+it issues one request, blocks until it completes, thinks for its
+``think_ns``, and issues the next.  The drive's cache (:mod:`.cache`,
+decision 302), when the run has one, serves a read it holds from the
+buffer.  Thinking is CPU work on the process's vCPU, taken as uncontended:
+the disk experiment does not run the CPU scheduler (decision 89); what a
+process would ask of its vCPU is reported (``think_ns``), and a process
+blocked on I/O leaves its vCPU idle (``blocked_ns``).  Every process starts
+at instant 0, in the order listed; a random process draws its offsets from
+its own generator, seeded with the SHA-256 of ``(seed, VM, process)``, and
+its think times from another, seeded with that of ``(seed, VM, process,
+"think")``.  The same input and seed give the same counts.
 """
 
 from __future__ import annotations
@@ -31,12 +35,13 @@ from typing import Sequence
 
 from akita.model import ModelError
 
+from .cache import NO_CACHE, CacheSpec, DriveCache
 from .drive import WD_CAVIAR_BLACK_1TB, Drive
 from .metrics import DiskMetrics
 from .request import Request
 from .schedulers import SCHEDULERS, Scheduler
 from .vdisk import VirtualDisk, file_extent, lay_out
-from .workload import ProcessSpec, Stream, VMSpec
+from .workload import ProcessSpec, Stream, VMSpec, exponential_ns
 
 __all__ = ["simulate", "process_seed"]
 
@@ -45,18 +50,29 @@ _ARRIVE, _COMPLETE, _WAKE = 0, 1, 2
 _MEMORY_EVERY = 16
 
 
-def process_seed(seed: int, vm: str, process: str) -> int:
-    """The seed of one process's generator."""
-    digest = hashlib.sha256(f"{seed}/{vm}/{process}".encode()).digest()
+def process_seed(seed: int, vm: str, process: str, purpose: str = "") -> int:
+    """The seed of one process's generator (of its offsets; *purpose* ``"think"``: of its
+    think times)."""
+    tail = f"/{purpose}" if purpose else ""
+    digest = hashlib.sha256(f"{seed}/{vm}/{process}{tail}".encode()).digest()
     return int.from_bytes(digest[:8], "big")
 
 
 class _Process:
-    __slots__ = ("index", "vm", "spec", "stream", "base")
+    __slots__ = ("index", "vm", "spec", "stream", "base", "thinks", "inflight", "left")
 
     def __init__(self, index: int, vm: int, spec: ProcessSpec, stream: Stream,
-                 base: int) -> None:
+                 base: int, thinks: random.Random) -> None:
         self.index, self.vm, self.spec, self.stream, self.base = index, vm, spec, stream, base
+        self.thinks = thinks
+        self.inflight = 0   # its requests outstanding
+        self.left = 0       # requests of its current batch not yet issued
+
+    def think_ns(self) -> int:
+        """The next think time (decision 301)."""
+        if self.spec.think_draw == "fixed":
+            return self.spec.think_ns
+        return exponential_ns(self.thinks, self.spec.think_ns)
 
 
 def _processes(vms: Sequence[VMSpec], images: list[VirtualDisk], seed: int) -> list[_Process]:
@@ -66,7 +82,8 @@ def _processes(vms: Sequence[VMSpec], images: list[VirtualDisk], seed: int) -> l
         for spec, file in zip(vm.processes, files):
             base = image.physical(file_extent(image, file, max(files) + 1, spec.file_sectors))
             rng = random.Random(process_seed(seed, vm.name, spec.name))
-            out.append(_Process(len(out), index, spec, Stream(spec, rng), base))
+            thinks = random.Random(process_seed(seed, vm.name, spec.name, "think"))
+            out.append(_Process(len(out), index, spec, Stream(spec, rng), base, thinks))
     return out
 
 
@@ -79,21 +96,23 @@ def _scheduler(scheduler: str | type[Scheduler]) -> type[Scheduler]:
 
 
 def simulate(vms: Sequence[VMSpec], scheduler: str | type[Scheduler], *, duration_ns: int,
-             drive: Drive = WD_CAVIAR_BLACK_1TB, seed: int = 1) -> DiskMetrics:
-    """Run *vms* on *drive* under *scheduler* for *duration_ns*; return the counts."""
+             drive: Drive = WD_CAVIAR_BLACK_1TB, seed: int = 1,
+             cache: CacheSpec = NO_CACHE) -> DiskMetrics:
+    """Run *vms* on *drive* (with its *cache*; none by default) under *scheduler* for
+    *duration_ns*; return the counts."""
     if not vms:
         raise ModelError("vm", [], "at least one VM")
     if duration_ns <= 0:
         raise ModelError("duration", duration_ns, "a positive number of nanoseconds")
     images = lay_out([(vm.name, vm.image_sectors) for vm in vms], drive.sectors)
-    return _Run(vms, images, _scheduler(scheduler)(drive, images), drive, duration_ns,
-                seed).run()
+    return _Run(vms, images, _scheduler(scheduler)(drive, images), DriveCache(drive, cache),
+                duration_ns, seed).run()
 
 
 class _Run:
     def __init__(self, vms: Sequence[VMSpec], images: list[VirtualDisk], scheduler: Scheduler,
-                 drive: Drive, duration: int, seed: int) -> None:
-        self.drive, self.scheduler, self.duration = drive, scheduler, duration
+                 cache: DriveCache, duration: int, seed: int) -> None:
+        self.cache, self.scheduler, self.duration = cache, scheduler, duration
         self.processes = _processes(vms, images, seed)
         #: the index of each VM's first process
         self.first = [sum(len(v.processes) for v in vms[:i]) for i in range(len(vms))]
@@ -113,7 +132,8 @@ class _Run:
 
     def run(self) -> DiskMetrics:
         for process in self.processes:
-            self.push(0, _ARRIVE, process)
+            for _ in range(process.spec.depth if process.spec.batch == 1 else 1):
+                self.push(0, _ARRIVE, process)
         while self.events:
             now = self.events[0][0]
             while self.events and self.events[0][0] == now:
@@ -127,12 +147,20 @@ class _Run:
     def apply(self, now: int, kind: int, payload: object) -> None:
         if kind == _ARRIVE:
             assert isinstance(payload, _Process)
-            self.issue(payload, now)
+            payload.left = payload.spec.batch
+            self.refill(payload, now)
         elif kind == _COMPLETE:
             assert isinstance(payload, Request)
             self.complete(payload, now)
         else:
             self.wakes.discard(now)
+
+    def refill(self, process: _Process, now: int) -> None:
+        """Issue what is left of *process*'s batch, up to its depth."""
+        while process.left and process.inflight < process.spec.depth:
+            process.left -= 1
+            process.inflight += 1
+            self.issue(process, now)
 
     def issue(self, process: _Process, now: int) -> None:
         spec = process.spec
@@ -151,8 +179,13 @@ class _Run:
             request.sectors, now - request.arrival)
         vm.blocked_ns += now - request.arrival
         self.scheduler.completed(request, now)
-        vm.think_ns += min(process.spec.think_ns, self.duration - now)
-        self.push(now + process.spec.think_ns, _ARRIVE, process)
+        process.inflight -= 1
+        if process.left:
+            self.refill(process, now)
+        elif process.spec.batch == 1 or not process.inflight:
+            think = process.think_ns()
+            vm.think_ns += min(think, self.duration - now)
+            self.push(now + think, _ARRIVE, process)
         if vm.requests % _MEMORY_EVERY == 0:
             self.sample_memory()
 
@@ -168,8 +201,8 @@ class _Run:
                 self.push(answer, _WAKE, None)
 
     def start(self, request: Request, now: int) -> None:
-        seek, rotation, transfer = self.drive.service_ns(self.head, request.lba,
-                                                         request.sectors, now)
+        seek, rotation, transfer = self.cache.serve(request.lba, request.sectors,
+                                                    request.write, now)
         metrics = self.metrics
         metrics.started += 1
         metrics.seek_sectors += abs(request.lba - self.head)
@@ -187,6 +220,7 @@ class _Run:
 
     def _finish(self) -> None:
         self.sample_memory()
+        self.metrics.cache_hits, self.metrics.cache_partial = self.cache.hits, self.cache.partial
         for vm, (started, succeeded) in zip(self.metrics.vms, self.scheduler.waits):
             vm.waits, vm.wait_successes = started, succeeded
         kinds = getattr(self.scheduler, "kinds", None)

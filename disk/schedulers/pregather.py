@@ -2,7 +2,9 @@
 
 The source's adaptive non-work-conserving scheduler in the hypervisor.
 Each VM is served for an equal time slice (200 ms), in round robin; within
-its slice its requests go nearest first.  When a request of the served VM
+its slice its requests go in the block layer's elevator order (decision
+304: the nearest ahead of the head, or one behind within 16 MB if its
+distance counted twice is shorter, as CFQ's ``cfq_choose_req``).  When a request of the served VM
 ``x`` completes, the spatial-locality-aware heuristic SPLA decides whether
 to keep the disk waiting for a request that is expected near the head:
 
@@ -21,8 +23,8 @@ to keep the disk waiting for a request that is expected near the head:
 
 Either wait ends at its timer or when a pending request reaches its
 deadline (decision 88: 500 ms, the deadline scheduler's ``read_expire``);
-then the nearest request is served.  A wait that ends because the request
-came is a *success*: the prediction success ratio is successes over waits.
+then the next request in elevator order is served.  A wait that ends
+because the request came is a *success*: the prediction success ratio is successes over waits.
 A slice ends early when ``x`` has nothing pending and SPLA does not wait.
 """
 
@@ -33,7 +35,8 @@ from typing import Sequence
 from ..drive import Drive
 from ..request import Request
 from ..vdisk import VirtualDisk
-from .base import REQUEST_BYTES, WORD_BYTES, Answer, Scheduler
+from .base import Answer, Scheduler
+from .layout import QUEUED, SCHEDULER, VM, ZONE, size_of
 from .queue import SortedQueue
 from .vnavigator import VNavigator
 
@@ -55,6 +58,9 @@ class Pregather(Scheduler):
     name = "pregather"
     slice_ns = 200 * MS
     expire = 500 * MS
+    #: The elevator's backward reach and its penalty (decision 304; CFQ's defaults).
+    back_seek_max = 16 * 1024 * 2
+    back_seek_penalty = 2
 
     def __init__(self, drive: Drive, images: Sequence[VirtualDisk]) -> None:
         super().__init__(drive, images)
@@ -121,7 +127,8 @@ class Pregather(Scheduler):
             if self.current is None or not self.queues[self.current]:
                 return None
         self.done = None
-        request = self.queues[self.current].nearest(head)
+        request = self.queues[self.current].choose(head, self.back_seek_max,
+                                                   self.back_seek_penalty)
         assert request is not None
         return self._take(request)
 
@@ -199,9 +206,17 @@ class Pregather(Scheduler):
         return min(wait.until, self._next_deadline())
 
     def memory_bytes(self) -> int:
+        """The C structures of :mod:`.layout` that hold its state now (decision 303)."""
         queued = sum(map(len, self.queues))
-        words = sum(n.words() for n in self.navigators) + 6 * self.vms + 12
-        return 2 * REQUEST_BYTES * queued + WORD_BYTES * words
+        zones = sum(len(n.zones) for n in self.navigators)
+        return (size_of(SCHEDULER) + self.vms * size_of(VM) + zones * size_of(ZONE)
+                + queued * size_of(QUEUED))
+
+    def full_table_bytes(self) -> int:
+        """What a table of every zone of every image would take, at the same zone size:
+        the bound vNavigator's forgetting keeps it far below."""
+        zones = sum(-(-n.image.sectors // n.zone_sectors) for n in self.navigators)
+        return size_of(SCHEDULER) + self.vms * size_of(VM) + zones * size_of(ZONE)
 
 
 def _accumulate(mean: list[int], sample: int) -> None:

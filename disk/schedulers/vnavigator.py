@@ -46,8 +46,6 @@ SCALE = 1 << 16
 HORIZON = 17
 #: Zones a unit reaches on each side of the zone it grows from.
 MAX_REACH = 8
-#: Integers a zone holds: its index, density, window, last completion, mean interval.
-ZONE_WORDS = 5
 
 
 class _Zone:
@@ -152,7 +150,3 @@ class VNavigator:
         intervals = [self.zones[i].interval for i in range(*unit)
                      if i in self.zones and self.zones[i].interval >= 0]
         return sum(intervals) // len(intervals) if intervals else None
-
-    def words(self) -> int:
-        """The integers it holds (its memory, in words)."""
-        return ZONE_WORDS * len(self.zones) + 3
