@@ -80,7 +80,7 @@ class Result:
         self.hi_mode_order = sim.host.options.hi_mode_order if self.policy == "akita" else None
 
     def as_json(self) -> dict[str, Any]:
-        doc: dict[str, Any] = {"policy": self.policy, "duration_ns": self.duration, "seed": self.seed,
+        doc = {"policy": self.policy, "duration_ns": self.duration, "seed": self.seed,
                "rejected": self.rejected, "phases_ns": self.phases}
         if self.hi_mode_order is not None:
             doc["hi_mode_order"] = self.hi_mode_order
