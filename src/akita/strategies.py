@@ -121,7 +121,7 @@ def guaranteed_workloads(draw: st.DrawFn, vm_period: int, c_opt: int,
 
 
 @st.composite
-def timing_options(draw: st.DrawFn, /, **fixed: Any) -> SchedulerOptions:
+def timing_options(draw: st.DrawFn, /, **fixed: object) -> SchedulerOptions:
     """Scheduler options with every timing choice drawn: phases, queue order, HI-mode
     order, x rule (and the keyword arguments given, as they are)."""
     from akita.model import SchedulerOptions
