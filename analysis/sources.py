@@ -30,7 +30,7 @@ from .accumulate import Accumulator
 __all__ = ["feed_jsonl", "feed_kernel", "refuse_empty", "task_namer"]
 
 
-def feed_jsonl(acc: Accumulator, header: Mapping[str, Any], events: Iterator[dict],
+def feed_jsonl(acc: Accumulator, header: Mapping[str, Any], events: Iterator[dict[str, Any]],
                path: str) -> tuple[int, int]:
     """Feed a JSON Lines trace's *events*; return ``(events read, end of the span)``."""
     count = 0

@@ -21,7 +21,7 @@ p99.9 more than 1.5x the one alone (the paper gives no figure; Fig. 5's
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Callable
 
 import attrs
 
@@ -50,7 +50,8 @@ class Fig1(Experiment):
     host_file = "fig5.toml"
     seconds = (15, 30)
 
-    def run(self, out: Path, *, quick: bool = False, progress: Any = None) -> Outcome:
+    def run(self, out: Path, *, quick: bool = False,
+            progress: Callable[[str], None] | None = None) -> Outcome:
         duration = self.duration(quick)
         crowded = cpu_bound_neighbours(self.host())
         rtt = measure(crowded, duration, POLICIES)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import tempfile
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from akita.model import Host
 
@@ -83,7 +83,8 @@ class Fig4(Experiment):
     host_file = "fig4.toml"
     seconds = (5, 30)
 
-    def run(self, out: Path, *, quick: bool = False, progress=None) -> Outcome:
+    def run(self, out: Path, *, quick: bool = False,
+            progress: Callable[[str], None] | None = None) -> Outcome:
         duration = self.duration(quick)
         metrics, mean = measure(self.host(), duration)
         seconds = {vm: Fraction(WORK_S) / Fraction(m["cpu_share"])

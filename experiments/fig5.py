@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from pathlib import Path
+from typing import Callable
 
 import attrs
 
@@ -179,7 +180,8 @@ class Fig5(Experiment):
     host_file = "fig5.toml"
     seconds = (15, 30)
 
-    def run(self, out: Path, *, quick: bool = False, progress=None) -> Outcome:
+    def run(self, out: Path, *, quick: bool = False,
+            progress: Callable[[str], None] | None = None) -> Outcome:
         duration = self.duration(quick)
         crowded = self.host()
         rtt = measure(crowded, duration)

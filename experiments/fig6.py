@@ -17,6 +17,7 @@ its period.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 import attrs
 
@@ -45,7 +46,8 @@ class Fig6(Experiment):
     host_file = "fig6.toml"
     seconds = (5, 30)
 
-    def run(self, out: Path, *, quick: bool = False, progress=None) -> Outcome:
+    def run(self, out: Path, *, quick: bool = False,
+            progress: Callable[[str], None] | None = None) -> Outcome:
         duration = self.duration(quick)
         full = self.host()
         lo = [vm for vm in full.vms if not vm.is_hi]

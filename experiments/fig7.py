@@ -24,6 +24,7 @@ from __future__ import annotations
 import tempfile
 from fractions import Fraction
 from pathlib import Path
+from typing import Callable
 
 import attrs
 
@@ -143,7 +144,8 @@ class Fig7(Experiment):
     host_file = "fig7.toml"
     seconds = (4, 20)
 
-    def run(self, out: Path, *, quick: bool = False, progress=None) -> Outcome:
+    def run(self, out: Path, *, quick: bool = False,
+            progress: Callable[[str], None] | None = None) -> Outcome:
         duration = self.duration(quick)
         out.mkdir(parents=True, exist_ok=True)
         demand = write_demand(out / "fig7-hi-demand.csv", duration)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from pathlib import Path
+from typing import Callable
 
 import attrs
 
@@ -56,7 +57,8 @@ class Fig8(Experiment):
     host_file = "fig8.toml"
     seconds = (2, 10)
 
-    def run(self, out: Path, *, quick: bool = False, progress=None) -> Outcome:
+    def run(self, out: Path, *, quick: bool = False,
+            progress: Callable[[str], None] | None = None) -> Outcome:
         duration = self.duration(quick)
         full = self.host()
         rpc = [vm for vm in full.vms if vm.name == "rpc"]

@@ -27,7 +27,7 @@ from these results: every one is a documented default (decisions 90-95).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import attrs
 
@@ -88,7 +88,8 @@ class FlexCore(Experiment):
     host_file = "flexcore.toml"
     seconds = (8, 8)
 
-    def run(self, out: Path, *, quick: bool = False, progress=None) -> Outcome:
+    def run(self, out: Path, *, quick: bool = False,
+            progress: Callable[[str], None] | None = None) -> Outcome:
         duration = self.duration(quick)
         host = self.host()
         divisor = QUICK_WORK if quick else 1
@@ -155,7 +156,8 @@ class FlexCore(Experiment):
 
     def _holders(self, runs: dict[str, dict[str, Any]]) -> Claim:
         def spin(p: str, a: str) -> int:
-            return runs[p][a]["fluidanimate"]["spin_preempted_holder_ns"]
+            ns: int = runs[p][a]["fluidanimate"]["spin_preempted_holder_ns"]
+            return ns
         ours = "; ".join(f"{p}: {spin(p, 'none') / 1e6:.0f} -> {spin(p, 'balloon') / 1e6:.0f} ms"
                          for p in POLICIES)
         holds = all(spin(p, "balloon") < spin(p, "none") for p in POLICIES)

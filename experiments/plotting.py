@@ -44,7 +44,8 @@ def pyplot() -> Any:
 
 def figure(width: float = 6.0, height: float = 3.2) -> tuple[Any, Any]:
     """A new figure and its axes."""
-    return pyplot().subplots(figsize=(width, height), layout="constrained")
+    pair: tuple[Any, Any] = pyplot().subplots(figsize=(width, height), layout="constrained")
+    return pair
 
 
 def log_axis(ax: Any) -> None:

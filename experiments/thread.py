@@ -42,7 +42,7 @@ from __future__ import annotations
 from fractions import Fraction
 from pathlib import Path
 from statistics import median
-from typing import Any
+from typing import Any, Callable
 
 import attrs
 
@@ -145,7 +145,8 @@ def _stream_mbps(vms: dict[str, Any], duration: int) -> float | None:
 
 
 def _ping_mean(doc: dict[str, Any]) -> int | None:
-    return doc["vms"]["ping"]["io_path"]["rtt_mean_ns"]
+    mean: int | None = doc["vms"]["ping"]["io_path"]["rtt_mean_ns"]  # a Result's JSON
+    return mean
 
 
 class ThreadExperiment(Experiment):
@@ -161,7 +162,8 @@ class ThreadExperiment(Experiment):
         self.title = f"Thread {ex}: {what} on one pCPU with dom0, credit vs bcredit (Xen 3.3)"
         self.host_file = f"thread-{ex}.toml"
 
-    def run(self, out: Path, *, quick: bool = False, progress=None) -> Outcome:
+    def run(self, out: Path, *, quick: bool = False,
+            progress: Callable[[str], None] | None = None) -> Outcome:
         duration = self.duration(quick)
         host = self.host()
         docs = {p: run_policy(host, p, duration) for p in (*POLICIES, TODAY)}

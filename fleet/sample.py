@@ -35,7 +35,7 @@ from typing import Sequence
 import attrs
 
 from akita.model import (ADMISSION_TESTS, Host, PCPULoad, Placement, SchedulerOptions,
-                         UtilizationSums, VMPlacement)
+                         VCPU, UtilizationSums, VMPlacement)
 from akita.model.exact_random import uniform_below
 
 from .replay import Peak
@@ -117,7 +117,7 @@ class SampleResult:
             return None
         return decimal(Fraction(self.lo_cpu_ns, self.lo_entitled_ns))
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, object]:
         """The result for machines."""
         return {"placement": self.placement, "host": self.host, "time_ns": self.time,
                 "policy": self.policy, "vms": self.vms, "hi_vms": self.hi_vms,
@@ -141,7 +141,7 @@ def sample_host(job: SampleJob) -> tuple[Host, Placement]:
     host = Host(pcpus=job.pcpus, vms=vms, test=job.test,
                 options=SchedulerOptions(phases="seeded"))
     test = ADMISSION_TESTS[job.test]
-    loads: list[list] = [[] for _ in range(job.pcpus)]
+    loads: list[list[VCPU]] = [[] for _ in range(job.pcpus)]
     for vm, pcpus in job.peak.vms:
         for vcpu, c in zip(vm.all_vcpus(), pcpus):
             loads[c].append(vcpu)

@@ -217,7 +217,7 @@ def loads_spec(text: str, *, path: str = "<string>", base: str | None = None) ->
         raise error.located(path=path) from None
 
 
-def _duration(table: dict, key: str, field: str, default: str | None = None) -> int:
+def _duration(table: dict[str, object], key: str, field: str, default: str | None = None) -> int:
     value = table.get(key, default) if default is not None else read_required(table, key, field)
     ns = parse_duration(value, field=field)
     if ns <= 0:
@@ -225,7 +225,7 @@ def _duration(table: dict, key: str, field: str, default: str | None = None) -> 
     return ns
 
 
-def _spec(document: dict, base: str) -> FleetSpec:
+def _spec(document: dict[str, object], base: str) -> FleetSpec:
     for name in document:
         if name not in _TOP_KEYS:
             raise ModelError(name, name, "a known key (fleet)")
@@ -281,7 +281,7 @@ def _spec(document: dict, base: str) -> FleetSpec:
                      policy=_one_policy(sample))
 
 
-def _one_policy(sample: dict) -> str | None:
+def _one_policy(sample: dict[str, object]) -> str | None:
     """``fleet.sample.policy``: one policy for every sampled host, or ``None``."""
     if "policy" not in sample:
         return None
@@ -300,7 +300,7 @@ def _placements(value: Any) -> tuple[str, ...]:
     return read_names(value, "fleet.placements", PLACEMENTS, "placement")
 
 
-def _lifetime(table: dict, tick: int) -> tuple[str, int, int]:
+def _lifetime(table: dict[str, object], tick: int) -> tuple[str, int, int]:
     field = "fleet.lifetimes"
     distribution = read_choice(table.get("distribution", LIFETIMES[0]), f"{field}.distribution",
                                LIFETIMES)

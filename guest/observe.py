@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .program import Critical
 from .thread import CURRENT
 
 from akita.reference.vcpu_state import VCPUState
@@ -42,6 +43,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from akita.reference.simulator import Simulator
 
     from .kernel import GuestKernel
+    from .thread import Thread
 
 __all__ = ["DoubleScheduling", "MEASURES"]
 
@@ -124,5 +126,7 @@ def _stacked(states: list[VCPUState[Any]], waiting: list[bool]) -> int:
     return sum(1 for state, w in zip(states, waiting) if w and runnable[state.cpu] > 1)
 
 
-def _lock_of(th: Any) -> int:
-    return th.ops[th.pc].lock
+def _lock_of(th: Thread) -> int:
+    op = th.ops[th.pc]
+    assert isinstance(op, Critical)  # a spinning thread is at its critical section
+    return op.lock

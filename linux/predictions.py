@@ -270,7 +270,10 @@ def _grid(header: list[str], rows: list[list[str]]) -> str:
     """An RST simple table."""
     widths = [max(len(c) for c in col) for col in zip(header, *rows)]
     rule = "  ".join("=" * w for w in widths)
-    line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()
+
     return "\n".join([rule, line(header), rule, *(line(r) for r in rows), rule]) + "\n"
 
 

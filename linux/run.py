@@ -209,7 +209,7 @@ def _vcpu_states(host: Host, phases: Mapping[str, int], tids: Mapping[str, int]
     return states
 
 
-def _start_watchdog(ledger: Ledger) -> subprocess.Popen:
+def _start_watchdog(ledger: Ledger) -> subprocess.Popen[bytes]:
     return subprocess.Popen([sys.executable, "-m", "akita.linux.watchdog", str(ledger.path),
                              str(os.getpid())], stdin=subprocess.DEVNULL,
                             start_new_session=True)

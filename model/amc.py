@@ -69,14 +69,15 @@ def _misses(vcpu: VCPU, higher: Iterable[VCPU]) -> tuple[str, int] | None:
     return None
 
 
-def _audsley(vcpus: Iterable[VCPU]):
+def _audsley(vcpus: Iterable[VCPU]) -> tuple[tuple[VCPU, ...] | None,
+                                             tuple[int, VCPU, str, int] | None]:
     """``(order, None)`` with *order* highest priority first, or ``(None, failure)``
     where *failure* is ``(level, vCPU, mode, R)`` of the first vCPU tried at the
     level no vCPU can take."""
     remaining = list(rm_order(vcpus))
     lowest_first: list[VCPU] = []
     while remaining:
-        failure = None
+        failure: tuple[int, VCPU, str, int] | None = None
         for k in range(len(remaining) - 1, -1, -1):
             candidate = remaining[k]
             miss = _misses(candidate, remaining[:k] + remaining[k + 1:])
@@ -101,6 +102,7 @@ def amc_rtb_test(sums: UtilizationSums) -> SchedulabilityVerdict:
     vcpus = vcpus_of(sums, "amc-rtb")
     order, failure = _audsley(vcpus)
     if order is None:
+        assert failure is not None  # _audsley gives an order or a failure
         level, vcpu, mode, r = failure
         why = (
             f"AMC-rtb: no vCPU can take priority {level} of {len(vcpus)}; "

@@ -8,6 +8,8 @@ subclass :class:`ValueError`: bad input is a bad value.
 
 from __future__ import annotations
 
+from typing import Callable
+
 __all__ = ["ModelError", "DurationError", "HostFileError"]
 
 
@@ -57,7 +59,8 @@ class ModelError(ValueError):
             path=self.path if self.path is not None else path,
         )
 
-    def __reduce__(self):  # keep keyword-only arguments through pickling
+    # keep keyword-only arguments through pickling
+    def __reduce__(self) -> tuple[Callable[..., ModelError], tuple[object, ...]]:
         return (_rebuild, (type(self), self.field, self.value, self.expected, self.vm, self.path))
 
 
@@ -83,7 +86,8 @@ def _shown(value: object) -> str:
     return text
 
 
-def _rebuild(cls, field, value, expected, vm, path):
+def _rebuild(cls: type[ModelError], field: str, value: object, expected: str, vm: str | None,
+             path: str | None) -> ModelError:
     return cls(field, value, expected, vm=vm, path=path)
 
 

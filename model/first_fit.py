@@ -34,7 +34,7 @@ arriving and leaving VMs needs (``akita fleet``, :mod:`akita.fleet`).
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Iterable
+from typing import Callable, Iterable
 
 import attrs
 
@@ -209,7 +209,7 @@ class FirstFit:
         """What a pCPU's (LO, HI) capacity must be at least to be worth testing."""
         return (Fraction(0), vm.u_pes) if vm.is_hi else (vm.u_opt, NO_ROOM)
 
-    def _accepts(self, vcpu: VCPU):
+    def _accepts(self, vcpu: VCPU) -> Callable[[int], bool]:
         def accepts(index: int) -> bool:
             return self._test(self._sums[index].plus(vcpu)).schedulable
 

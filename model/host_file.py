@@ -40,7 +40,7 @@ import os
 import re
 import tomllib
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 import attrs
 
@@ -251,7 +251,8 @@ def dumps_host(host: Host) -> str:
     return tomli_w.dumps(document)
 
 
-def _unknown_keys(table: dict, allowed: tuple[str, ...], where: str, vm: str | None) -> None:
+def _unknown_keys(table: dict[str, object], allowed: tuple[str, ...], where: str,
+                  vm: str | None) -> None:
     for key in table:
         if key not in allowed:
             field = f"{where}.{key}" if where else key
@@ -521,7 +522,7 @@ def _inside(path: str, base: str, vm: str) -> str:
     return os.path.normpath(os.path.join(base, path))
 
 
-def _options(section: dict) -> SchedulerOptions:
+def _options(section: dict[str, object]) -> SchedulerOptions:
     fields: dict[str, Any] = {}
     for option in _OPTIONS:
         if option.name in section:
@@ -531,7 +532,7 @@ def _options(section: dict) -> SchedulerOptions:
     return SchedulerOptions(**fields)
 
 
-def _host(document: dict, base: str) -> Host:
+def _host(document: dict[str, object], base: str) -> Host:
     _unknown_keys(document, _TOP_KEYS, "", None)
     section = document.get("host", _MISSING)
     if not isinstance(section, dict):
@@ -572,7 +573,7 @@ def _trace_map(table: object) -> dict[str, str]:
     return table
 
 
-def _io_path(entry: dict, name: str) -> IOPath:
+def _io_path(entry: dict[str, object], name: str) -> IOPath:
     """The VM's ``io_via``, ``io_latency`` and ``packet_cost`` (:mod:`.io_path`)."""
     via = entry.get("io_via")
     if via is not None and not isinstance(via, str):
@@ -587,7 +588,7 @@ def _io_path(entry: dict, name: str) -> IOPath:
         raise error.located(vm=name) from None
 
 
-def _vm(entry: dict, position: int, base: str) -> VM:
+def _vm(entry: dict[str, object], position: int, base: str) -> VM:
     name = entry.get("name", _MISSING)
     if not isinstance(name, str):
         raise ModelError("name", name, f"a name for the VM at position {position}")
@@ -628,7 +629,7 @@ def _vm(entry: dict, position: int, base: str) -> VM:
     fields["io"] = _io_path(entry, name)
     if "guest" in entry:
         fields["guest"] = _guest(entry["guest"], name)
-    share = {key: entry[key] for key in _SHARE_KEYS if key in entry}
+    share: dict[str, Any] = {key: entry[key] for key in _SHARE_KEYS if key in entry}
     if share:
         if "pin" in share and not isinstance(share["pin"], list):
             raise ModelError("pin", share["pin"], "a list of pCPU indices, e.g. [0, 1]", vm=name)
@@ -638,4 +639,5 @@ def _vm(entry: dict, position: int, base: str) -> VM:
             fields["share"] = Share(**share)
         except ModelError as error:
             raise error.located(vm=name) from None
-    return VM(name=name, vcpus=vcpus, preset=preset_name, **fields)
+    # preset_name is None or a key of PRESETS (checked above)
+    return VM(name=name, vcpus=vcpus, preset=cast("str | None", preset_name), **fields)

@@ -41,7 +41,7 @@ class SchedulabilityVerdict:
     sums: UtilizationSums
     x: Fraction | None
     why: str
-    detail: dict | None = attrs.field(default=None, eq=False, repr=False)
+    detail: dict[str, object] | None = attrs.field(default=None, eq=False, repr=False)
 
     @property
     def reason(self) -> str:

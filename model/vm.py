@@ -169,7 +169,7 @@ class VCPU:
     index: int = attrs.field()
 
     @index.validator
-    def _check_index(self, _attribute, value) -> None:
+    def _check_index(self, _attribute: attrs.Attribute[int], value: object) -> None:
         if not isinstance(value, int) or not 0 <= value < self.vm.vcpus:
             raise ModelError("vcpu", value, f"an index in [0, {self.vm.vcpus})", vm=self.vm.name)
 

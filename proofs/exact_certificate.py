@@ -45,7 +45,7 @@ from akita.model.exact.tick import TickState, advance, arrive, current, ranks, s
 from akita.model.exact.tick import step as tick_step
 from akita.model.smt.grid import FixedGrid
 from akita.model.smt.named import Constraints, solve
-from akita.model.smt.pcpu import State, TickPCPU, choose, run_tick, start_periods
+from akita.model.smt.pcpu import Shorts, State, TickPCPU, choose, run_tick, start_periods
 
 __all__ = ["CheckLimits", "CertificateCheck", "check_certificate", "recheck", "z3_step",
            "Step", "RECHECK_LIMITS"]
@@ -81,12 +81,12 @@ class _Index:
 
     def __init__(self, m: Machine, lay: Layout, states: Iterable[bytes]) -> None:
         self.m, self.lay = m, lay
-        self.by_shape: dict[tuple, list[tuple[int, ...]]] = {}
+        self.by_shape: dict[tuple[int, ...], list[tuple[int, ...]]] = {}
         for key in states:
             state = lay.unpack(key)
             self.by_shape.setdefault(self._shape(state), []).append(state)
 
-    def _shape(self, state: Sequence[int]) -> tuple:
+    def _shape(self, state: Sequence[int]) -> tuple[int, ...]:
         out = list(state)
         w = len(FIELDS)
         for i in range(self.m.n):
@@ -102,7 +102,7 @@ class _Index:
                 return True
         return False
 
-    def _concrete_shape(self, c: TickState, runnable: list[int]) -> tuple:
+    def _concrete_shape(self, c: TickState, runnable: list[int]) -> tuple[int, ...]:
         m = self.m
         out = [1 if c.hi_mode else 0,
                c.last + 1 if (m.fifo and c.last != NOBODY and runnable[c.last]) else 0]
@@ -210,7 +210,8 @@ def check_certificate(pcpu: TickPCPU, states: Iterable[bytes], *, step: Step = t
                         f"{count:,} members stepped")
 
 
-def _segment(m: Machine, s: TickState, step: Step, landed) -> str | None:
+def _segment(m: Machine, s: TickState, step: Step,
+             landed: Callable[[TickState, Sequence[int], str], str | None]) -> str | None:
     """From *s* to the next instant where a period starts, every arrival there."""
     ticks = 0
     while True:
@@ -271,14 +272,14 @@ def z3_step(m: Machine, s: TickState, demands: Sequence[int]) -> tuple[
     run, chosen = choose(pcpu, grids, t, state, previous, cs)
     after = run_tick(pcpu, t, chosen, run)
     jobs = {(i, (t + 1) // m.period[i]): iv(d) for i, d in enumerate(demands)}
-    shorts: dict = {}
+    shorts: Shorts = {}
     final = start_periods(pcpu, grids, t + 1, after, jobs, shorts)
     answer = solve(cs, timeout=60)
     assert answer.status == "sat", answer
     model = answer.model
     assert model is not None
 
-    def value(term) -> int:
+    def value(term: z3.ExprRef | bool | int) -> int:
         if isinstance(term, (bool, int)):
             return int(term)
         got = model.eval(term, model_completion=True)

@@ -89,7 +89,7 @@ class PCPUCheck:
     verdict: ProofVerdict
     seconds: float
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, object]:
         return {"index": self.index, "verdict": self.verdict.verdict, "scope": self.scope,
                 "seconds": round(self.seconds, 3), "counterexample": self.verdict.counterexample,
                 "reason": self.verdict.reason}

@@ -214,4 +214,5 @@ def within(deadline: Deadline, work: Callable[[], T], what: str = "solving") -> 
         budget.used = used
     if kind != "ok":
         raise LimitReached(f"the solver process raised {value} while {what}")
-    return value
+    result: T = value  # what the child's work() returned
+    return result

@@ -37,7 +37,7 @@ hyperperiods from an idle start in LO mode.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Sequence
+from typing import Callable, Sequence
 
 import z3
 
@@ -73,7 +73,7 @@ def reserved_pcpu(vms: Sequence[VM], x_from_declared: bool = False) -> tuple[Tic
     return tick_vcpus(reserved, _OPTIONS, x, "edf-vd"), tuple(i.switches for i in each)
 
 
-def switch_ins_over(bounds: Sequence[int]):
+def switch_ins_over(bounds: Sequence[int]) -> Callable[[Unrolling], z3.BoolRef]:
     """The violation: some vCPU ``i`` is switched into more than ``bounds[i]`` times in one
     of its periods within the horizon."""
 

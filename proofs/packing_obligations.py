@@ -445,7 +445,7 @@ def _vm_words(vm: VM) -> str:
 
 def _vs_optimum(budget: Budget, picker: Picker, what: str) -> ProofVerdict:
     hosts = generated_hosts()
-    worst: tuple[Fraction, int, tuple, tuple] | None = None
+    worst: tuple[Fraction, int, tuple[int, ...], tuple[int, ...]] | None = None
     more = 0
     for number, host in enumerate(hosts):
         if budget.spent():

@@ -98,7 +98,7 @@ def replay_host(pcpu: TickPCPU, behaviour: dict[tuple[int, int], int], folder: P
 
 
 def save_replay(pcpu: TickPCPU, behaviour: dict[tuple[int, int], int],
-                folder: str | os.PathLike, phases: Sequence[int] | None = None) -> Path:
+                folder: str | os.PathLike[str], phases: Sequence[int] | None = None) -> Path:
     """Write ``host.toml`` and the trace files of *behaviour* into *folder*; return the host file.
 
     Each VM declares its *phase* (:func:`replay_host`).  Trace paths in the

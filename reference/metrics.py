@@ -150,7 +150,7 @@ class Metrics:
                 self._end_episode(stats, t)
                 stats.hi_since = t
 
-    def as_json(self, duration: int) -> dict:
+    def as_json(self, duration: int) -> dict[str, Any]:
         vms = {}
         for name, m in self.vms.items():
             vms[name] = {

@@ -79,7 +79,7 @@ class Result:
         #: the reading of HI mode the run took (R3, R7); only ``akita`` has a choice
         self.hi_mode_order = sim.host.options.hi_mode_order if self.policy == "akita" else None
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, Any]:
         doc = {"policy": self.policy, "duration_ns": self.duration, "seed": self.seed,
                "rejected": self.rejected, "phases_ns": self.phases}
         if self.hi_mode_order is not None:
@@ -143,9 +143,9 @@ class Simulator:
         self.metrics = Metrics([vm.name for vm in host.vms if vm.name not in self.rejected],
                                host.pcpus, self.switch_cost)
         note_ioq(self.metrics, host, placement, policy.name)
-        self.vcpus: list[VCPUState] = []
-        self.on_cpu: list[list[VCPUState]] = [[] for _ in range(host.pcpus)]
-        self._sources: dict[VCPUState, Iterator[tuple[int, Any]]] = {}
+        self.vcpus: list[VCPUState[Any]] = []
+        self.on_cpu: list[list[VCPUState[Any]]] = [[] for _ in range(host.pcpus)]
+        self._sources: dict[VCPUState[Any], Iterator[tuple[int, Any]]] = {}
         order = 0
         for vm_index, answer in enumerate(placement.vms):
             if not answer.admitted:
@@ -173,17 +173,19 @@ class Simulator:
         #: the I/O paths of the host's requests, if any VM has one (:mod:`.iopath`)
         self._io = IOPaths(self) if any(vm.io.via for vm in host.vms) else None
         pcpus = host.pcpus
-        self.running: list[VCPUState | None] = [None] * pcpus
-        self._last: list[VCPUState | None] = [None] * pcpus  # last vCPU that ran, for switch cost
+        self.running: list[VCPUState[Any] | None] = [None] * pcpus
+        # the last vCPU that ran, for switch cost
+        self._last: list[VCPUState[Any] | None] = [None] * pcpus
         self._synced = [0] * pcpus
         self._work_from = [0] * pcpus  # when the running vCPU's work (after a switch) starts
         self._until: list[int | None] = [None] * pcpus
         self._token = [0] * pcpus
         self._idle_traced = [False] * pcpus
-        self._events: list = []
+        #: ``(instant, kind, sequence, a, b)``, *a* and *b* as the kind says (:meth:`run`)
+        self._events: list[tuple[int, int, int, Any, Any]] = []
         self._seq = 0
         self._dirty: set[int] = set()
-        self._accounts: dict[VCPUState, MissAccount] = {
+        self._accounts: dict[VCPUState[Any], MissAccount] = {
             state: MissAccount(state.vm.c_max, state.endless) for state in self.vcpus if state.is_hi}
         #: ``resched(cpu)``: ask the policy what pCPU *cpu* runs, once this instant's
         #: events are applied (the pCPU joins the set of those to decide again).
@@ -198,15 +200,15 @@ class Simulator:
 
     # -- services for the I/O path (iopath.py), before the run starts ---------------------
 
-    def take_arrivals(self, state: VCPUState) -> Iterator[tuple[int, Any]] | None:
+    def take_arrivals(self, state: VCPUState[Any]) -> Iterator[tuple[int, Any]] | None:
         """Take *state*'s arrivals away from it, to route them (``None``: it has none)."""
         return self._sources.pop(state, None)
 
-    def give_arrivals(self, state: VCPUState, arrivals: Iterator[tuple[int, Any]]) -> None:
+    def give_arrivals(self, state: VCPUState[Any], arrivals: Iterator[tuple[int, Any]]) -> None:
         """*state* receives *arrivals*, ``(instant, demand)`` pairs in time order."""
         self._sources[state] = arrivals
 
-    def forward(self, state: VCPUState, job: list[Any], t: int) -> None:
+    def forward(self, state: VCPUState[Any], job: list[Any], t: int) -> None:
         """Give *state* the request-carrying *job* at *t*, once this instant's other events
         are applied (a hop of an I/O path, :mod:`.iopath`)."""
         self._seq += 1
@@ -287,6 +289,7 @@ class Simulator:
         if self.guest is not None:
             self.guest.setup(self)
         for state in self._accounts:
+            assert state.vm.phase is not None  # resolved (resolve_phases): every VM has one
             self._seq += 1
             heapq.heappush(self._events, (state.vm.phase, _ACCOUNT, self._seq, state, None))
         for cpu in range(self.host.pcpus):
@@ -343,13 +346,13 @@ class Simulator:
 
     # -- events --------------------------------------------------------------------
 
-    def _next_arrival(self, state: VCPUState, source: Iterator[tuple[int, int]]) -> None:
+    def _next_arrival(self, state: VCPUState[Any], source: Iterator[tuple[int, int]]) -> None:
         following = next(source, None)
         if following is not None:
             self._seq += 1
             heapq.heappush(self._events, (following[0], _ARRIVAL, self._seq, state, following[1]))
 
-    def _on_arrival(self, state: VCPUState, demand: Any, t: int) -> None:
+    def _on_arrival(self, state: VCPUState[Any], demand: Any, t: int) -> None:
         if t > self._synced[state.cpu]:
             self._sync(state.cpu, t)
         if demand.__class__ is list:  # a backend's packet, carrying its request (iopath.py)
@@ -360,14 +363,14 @@ class Simulator:
         self._next_arrival(state, self._sources[state])
         self._wake(state, t)
 
-    def _on_hop(self, state: VCPUState, job: list[Any], t: int) -> None:
+    def _on_hop(self, state: VCPUState[Any], job: list[Any], t: int) -> None:
         """A request reaches its next vCPU (:meth:`forward`)."""
         if t > self._synced[state.cpu]:
             self._sync(state.cpu, t)
         self._take(state, job, t)
         self._wake(state, t)
 
-    def _take(self, state: VCPUState, job: list[Any], t: int) -> None:
+    def _take(self, state: VCPUState[Any], job: list[Any], t: int) -> None:
         """*state* holds *job* from *t* on: behind its other jobs, but ahead of an endless one
         -- a ``burn`` guest's request is interrupt-level work that runs before its CPU-bound
         process (:mod:`akita.model.workload`), so a running vCPU's next event moves."""
@@ -381,7 +384,7 @@ class Simulator:
         if job[1] != ENDLESS:
             state.backlog += job[1]
 
-    def _wake(self, state: VCPUState, t: int) -> None:
+    def _wake(self, state: VCPUState[Any], t: int) -> None:
         """Work arrived at *state*: a blocked vCPU becomes runnable and the policy is told."""
         if not state.runnable:
             state.runnable = True
@@ -394,7 +397,7 @@ class Simulator:
         assert self.guest is not None  # only guests arm guest timers
         self.guest.on_timer(t, payload)
 
-    def _period_start(self, state: VCPUState, t: int) -> None:
+    def _period_start(self, state: VCPUState[Any], t: int) -> None:
         """A period of HI vCPU *state* starts at *t*: judge the last one, note what is owed.
 
         The time served and the work held are read as of *t* without syncing
@@ -466,7 +469,7 @@ class Simulator:
             self.policy.on_block(state, t)
             self._dirty.add(cpu)
 
-    def _complete(self, state: VCPUState, job: list[Any], t: int) -> None:
+    def _complete(self, state: VCPUState[Any], job: list[Any], t: int) -> None:
         if state.guest is not None:  # a guest's piece of work: the guest says what comes next
             demand = state.guest.on_done(state, t)
             if demand is not None:
@@ -521,7 +524,7 @@ class Simulator:
             self.emit(t, cpu, "dispatch", vcpu=state.name, deadline=deadline, key=key, budget=budget)
         self._arm(cpu, state, t)
 
-    def _migrate(self, state: VCPUState, cpu: int, t: int) -> None:
+    def _migrate(self, state: VCPUState[Any], cpu: int, t: int) -> None:
         """Move a vCPU to pCPU *cpu* at *t* (a policy's choice, see policy.py).
 
         If its old pCPU still shows it running -- it blocked and woke at *t*,
@@ -543,7 +546,7 @@ class Simulator:
         state.cpu = cpu  # the trace shows it as a dispatch on the new pCPU
         self.metrics.cpus[cpu].migrations += 1
 
-    def _record_access(self, state: VCPUState, t: int) -> None:
+    def _record_access(self, state: VCPUState[Any], t: int) -> None:
         if state.waiting_since is not None:
             cal = t - state.waiting_since
             stats = state.stats

@@ -115,7 +115,7 @@ def _test(name: str, exact_states: int) -> Callable[[UtilizationSums], Schedulab
     if name != "exact":
         return ADMISSION_TESTS[name]
     from akita.model.exact.admission import ExactTest
-    from akita.model.exact.search import Limits
+    from akita.model.exact.limits import Limits
 
     limits = Limits(states=exact_states, seconds=math.inf)
     return lambda sums: ExactTest(SchedulerOptions(), limits).decide(sums)

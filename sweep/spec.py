@@ -147,7 +147,7 @@ def loads_spec(text: str, *, path: str = "<string>") -> SweepSpec:
         raise error.located(path=path) from None
 
 
-def parse_document(text: str, *, path: str, kind: str) -> dict:
+def parse_document(text: str, *, path: str, kind: str) -> dict[str, object]:
     """The TOML document *text* of a spec file, its size and nesting bounded first
     (:func:`~akita.model.limits.check_text`).
 
@@ -163,7 +163,8 @@ def parse_document(text: str, *, path: str, kind: str) -> dict:
         raise ModelError("toml", reason, "valid TOML of bounded numbers", path=path) from None
 
 
-def read_table(document: dict, key: str, allowed: tuple[str, ...]) -> dict:
+def read_table(document: dict[str, object], key: str,
+               allowed: tuple[str, ...]) -> dict[str, object]:
     """The table *key* of *document* (``"sweep"`` or ``"sweep.generator"``), its keys checked.
 
     These three readers are shared by the other strict spec files (``akita fleet``,
@@ -171,7 +172,7 @@ def read_table(document: dict, key: str, allowed: tuple[str, ...]) -> dict:
 
     :raises ModelError: naming *key* if it is not a table, or the first unknown key.
     """
-    table = document
+    table: object = document
     for part in key.split("."):
         table = table.get(part, _MISSING) if isinstance(table, dict) else _MISSING
     if not isinstance(table, dict):
@@ -182,7 +183,7 @@ def read_table(document: dict, key: str, allowed: tuple[str, ...]) -> dict:
     return table
 
 
-def read_required(table: dict, key: str, field: str) -> Any:
+def read_required(table: dict[str, object], key: str, field: str) -> Any:
     """``table[key]``; :class:`~akita.model.ModelError` naming *field* if it is absent."""
     if key not in table:
         raise ModelError(field, None, f"a value for {key!r}")
@@ -199,7 +200,7 @@ def read_integer(value: Any, field: str, low: int, high: int) -> int:
     return value
 
 
-def _spec(document: dict) -> SweepSpec:
+def _spec(document: dict[str, object]) -> SweepSpec:
     for name in document:
         if name not in _TOP_KEYS:
             raise ModelError(name, name, "a known key (sweep)")
@@ -250,7 +251,7 @@ def _utilizations(value: Any) -> tuple[Fraction, ...]:
     return tuple(points)
 
 
-def _range(table: dict) -> list[Fraction]:
+def _range(table: dict[str, object]) -> list[Fraction]:
     field = "sweep.utilizations"
     for name in table:
         if name not in _RANGE_KEYS:
@@ -294,7 +295,7 @@ def _tests(value: Any) -> tuple[str, ...]:
     return read_names(value, "sweep.tests", ADMISSION_TESTS, "test")
 
 
-def _generator(table: dict) -> TaskSetGenerator:
+def _generator(table: dict[str, object]) -> TaskSetGenerator:
     prefix = "sweep.generator."
     kind = read_choice(read_required(table, "kind", prefix + "kind"), prefix + "kind", KINDS)
     distribution = read_choice(table.get("period_distribution", PERIOD_DISTRIBUTIONS[0]),

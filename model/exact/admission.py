@@ -79,22 +79,22 @@ class Trial:
     #: The re-check of a SAFE answer, ``(accepted, why)``; ``None``: not re-checked.
     certificate: tuple[bool, str] | None = None
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, object]:
         return {"vcpus": list(self.vcpus), "x": str(self.x), **summary(self.outcome),
                 "certificate": certificate_json(self.certificate)}
 
 
-def certificate_json(certificate: tuple[bool, str] | None) -> dict | None:
+def certificate_json(certificate: tuple[bool, str] | None) -> dict[str, object] | None:
     """A re-check's answer for machines (``None``: not re-checked)."""
     return None if certificate is None else {"accepted": certificate[0],
                                              "reason": certificate[1]}
 
 
-def summary(outcome: Outcome) -> dict:
+def summary(outcome: Outcome) -> dict[str, object]:
     """The JSON summary of a search (its certificate's size for SAFE).  The seconds the
     search took are left out, so the same host gives the same bytes (``bench/exact.py``
     measures them)."""
-    out: dict = {"answer": outcome.status, "states": outcome.states,
+    out: dict[str, object] = {"answer": outcome.status, "states": outcome.states,
                  "transitions": outcome.transitions, "reason": outcome.reason}
     example = outcome.counterexample
     if example is not None:

@@ -25,7 +25,7 @@ from typing import Sequence
 
 import attrs
 
-from .events import MISS, successors
+from .events import MISS, Label, successors
 from .machine import NOBODY
 from .search import Reached
 from .tick import run
@@ -52,7 +52,7 @@ class Counterexample:
 
 
 #: One step of a path: ``(instant it starts, ticks, label, state it starts from)``.
-Hop = tuple[int, int, tuple, tuple[int, ...]]
+Hop = tuple[int, int, Label, tuple[int, ...]]
 
 
 def path(reached: Reached) -> tuple[tuple[int, ...], list[Hop]]:

@@ -35,11 +35,14 @@ from .tick import current, return_to_lo
 
 __all__ = ["Step", "MISS", "successors", "start_states", "arrivals"]
 
+#: A step's label: ``(ran, ended, starts)`` (:data:`Step`).
+Label = tuple[int, bool, tuple[int, ...]]
+
 #: One successor: ``(state, ticks, label)``; the label records what happened for the
 #: counterexample (:mod:`.counterexample`): ``(ran, ended, starts)``, ``ran`` the vCPU
 #: that ran (NOBODY: idle), ``ended`` whether its job ended, ``starts`` the vCPUs whose
 #: period started at the new instant.
-Step = tuple[tuple[int, ...], int, tuple]
+Step = tuple[tuple[int, ...], int, Label]
 
 #: The state of a successor in which a HI vCPU's period ended with work left.
 MISS: tuple[int, ...] = ()
@@ -65,7 +68,7 @@ def arrivals(m: Machine, i: int, work: int, most: int) -> list[tuple[int, int]]:
 
 def _starts(m: Machine, hi_mode: bool, last: int, pos: list[int], work: list[int],
             most: list[int], consumed: list[int], temp: list[int], asked: list[int],
-            ins: list[int], now: int) -> Iterator[tuple[tuple[int, ...], tuple]]:
+            ins: list[int], now: int) -> Iterator[tuple[tuple[int, ...], tuple[int, ...]]]:
     """The period starts at the current instant (after moving to it): every combination of
     arrivals, then R8 (already applied here to *temp*) and R9, canonical; MISS if one misses."""
     starting = [i for i in range(m.n) if pos[i] == 0]
@@ -89,7 +92,8 @@ def _starts(m: Machine, hi_mode: bool, last: int, pos: list[int], work: list[int
         yield canonical(m, mode, last, pos, w, mo, cons, temp, asked, ins2, now), label
 
 
-def start_states(m: Machine, phases: tuple[int, ...]) -> list[tuple[tuple[int, ...], tuple]]:
+def start_states(m: Machine,
+                 phases: tuple[int, ...]) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
     """The search states at instant 0 for *phases*: idle, LO mode, then the period starts."""
     n = m.n
     pos = [(-p) % T for p, T in zip(phases, m.period)]

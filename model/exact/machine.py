@@ -113,7 +113,7 @@ def winner(m: Machine, hi_mode: bool, pos: Sequence[int], work: Sequence[int],
            consumed: Sequence[int], ins: Sequence[int]) -> int:
     """Who runs in a tick in the given mode (:func:`akita.model.smt.pcpu.winners`), or
     :data:`NOBODY`: the least ``(tier, key, tie-break)`` among the runnable vCPUs."""
-    best: tuple | None = None
+    best: tuple[int, int, tuple[int, int] | int] | None = None
     who = NOBODY
     for i in range(m.n):
         if work[i] <= 0:

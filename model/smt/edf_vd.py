@@ -157,7 +157,8 @@ def exact_value(model: z3.ModelRef, term: z3.ExprRef) -> str:
     if z3.is_int_value(value) or z3.is_rational_value(value):
         return str(_fraction(value))
     if z3.is_algebraic_value(value):
-        return value.sexpr()
+        root: str = value.sexpr()  # z3 is untyped
+        return root
     raise ValueError(f"{term} has no value in the model: {value}")
 
 

@@ -26,7 +26,7 @@ class Constraints:
     def __init__(self) -> None:
         self.items: list[tuple[str, z3.BoolRef]] = []
 
-    def add(self, name: str, formula) -> None:
+    def add(self, name: str, formula: z3.BoolRef | bool) -> None:
         """Add *formula* under *name* (a Python bool is accepted and must be True)."""
         if isinstance(formula, bool):
             formula = z3.BoolVal(formula)

@@ -145,7 +145,7 @@ class CreditPolicy(Policy):
     def setup(self, sim: Simulator) -> None:
         super().setup(sim)
         pcpus = sim.host.pcpus
-        self.running = sim.running
+        self.running: list[UnitState | None] = sim.running
         self.resched = sim.resched
         self.runq: list[list[UnitState]] = [[] for _ in range(pcpus)]
         self.idlers = set(range(pcpus))  # init_pdata: "Start off idling"

@@ -25,10 +25,14 @@ and a declared phase for some VMs.
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import TYPE_CHECKING, Any
 
 from hypothesis import strategies as st
 
 from akita.model import VM, Criticality, Host
+
+if TYPE_CHECKING:  # pragma: no cover
+    from akita.model import VCPU, SchedulerOptions, Workload
 
 __all__ = ["hosts", "vms", "vm_lists", "vcpu_sets", "workloads", "guaranteed_workloads",
            "sim_hosts", "stressed_hosts", "timing_options", "PERIODS_MS", "SIM_PERIODS_MS", "MS"]
@@ -38,7 +42,7 @@ MS = 1_000_000
 
 
 @st.composite
-def vms(draw, name: str | None = None, max_vcpus: int = 3) -> VM:
+def vms(draw: st.DrawFn, name: str | None = None, max_vcpus: int = 3) -> VM:
     """A valid VM with a period from :data:`PERIODS_MS` and integer-ms budgets."""
     period = draw(st.sampled_from(PERIODS_MS))
     c_opt = draw(st.integers(1, period))
@@ -55,14 +59,14 @@ def vms(draw, name: str | None = None, max_vcpus: int = 3) -> VM:
 
 
 @st.composite
-def vm_lists(draw, max_size: int = 8, max_vcpus: int = 3) -> list[VM]:
+def vm_lists(draw: st.DrawFn, max_size: int = 8, max_vcpus: int = 3) -> list[VM]:
     """Distinctly named VMs ``vm0, vm1, ...``."""
     count = draw(st.integers(0, max_size))
     return [draw(vms(name=f"vm{i}", max_vcpus=max_vcpus)) for i in range(count)]
 
 
 @st.composite
-def hosts(draw, max_pcpus: int = 4, max_vms: int = 8, test: str | None = None) -> Host:
+def hosts(draw: st.DrawFn, max_pcpus: int = 4, max_vms: int = 8, test: str | None = None) -> Host:
     return Host(
         pcpus=draw(st.integers(1, max_pcpus)),
         vms=draw(vm_lists(max_size=max_vms)),
@@ -71,7 +75,7 @@ def hosts(draw, max_pcpus: int = 4, max_vms: int = 8, test: str | None = None) -
 
 
 @st.composite
-def vcpu_sets(draw, max_size: int = 6):
+def vcpu_sets(draw: st.DrawFn, max_size: int = 6) -> list[VCPU]:
     """The vCPUs of a few single-vCPU VMs, as for one pCPU."""
     return [vm.vcpu(0) for vm in draw(vm_lists(max_size=max_size, max_vcpus=1))]
 
@@ -80,7 +84,7 @@ SIM_PERIODS_MS = (2, 3, 4, 5, 6, 10, 12)
 
 
 @st.composite
-def workloads(draw, vm_period: int, c_opt: int, c_pes: int | None):
+def workloads(draw: st.DrawFn, vm_period: int, c_opt: int, c_pes: int | None) -> Workload:
     """A workload for a VM (times in ns); HI demand may exceed C_opt (mode switches)."""
     from akita.model import Workload
 
@@ -104,7 +108,8 @@ def workloads(draw, vm_period: int, c_opt: int, c_pes: int | None):
 
 
 @st.composite
-def guaranteed_workloads(draw, vm_period: int, c_opt: int, c_pes: int | None):
+def guaranteed_workloads(draw: st.DrawFn, vm_period: int, c_opt: int,
+                         c_pes: int | None) -> Workload:
     """Demand inside the EDF-VD model: jobs at period starts of at most C_pes (HI) / C_opt (LO)."""
     from akita.model import Workload
 
@@ -116,13 +121,13 @@ def guaranteed_workloads(draw, vm_period: int, c_opt: int, c_pes: int | None):
 
 
 @st.composite
-def timing_options(draw, **fixed):
+def timing_options(draw: st.DrawFn, /, **fixed: object) -> SchedulerOptions:
     """Scheduler options with every timing choice drawn: phases, queue order, HI-mode
     order, x rule (and the keyword arguments given, as they are)."""
     from akita.model import SchedulerOptions
     from akita.model.options import HI_MODE_ORDERS, PHASES, QUEUE_ORDERS, X_RULES
 
-    drawn = {
+    drawn: dict[str, Any] = {
         "phases": draw(st.sampled_from(PHASES)),
         "queue_order": draw(st.sampled_from(QUEUE_ORDERS)),
         "hi_mode_order": draw(st.sampled_from(HI_MODE_ORDERS)),
@@ -132,7 +137,7 @@ def timing_options(draw, **fixed):
     return SchedulerOptions(**drawn)
 
 
-def phase_in(draw, period: int) -> int | None:
+def phase_in(draw: st.DrawFn, period: int) -> int | None:
     """No declared phase (the host's default) or one on the 0.1 ms grid in ``[0, period)``."""
     if draw(st.booleans()):
         return None
@@ -140,8 +145,8 @@ def phase_in(draw, period: int) -> int | None:
 
 
 @st.composite
-def sim_hosts(draw, max_pcpus: int = 2, max_vms: int = 5, guaranteed: bool = False,
-              options=None):
+def sim_hosts(draw: st.DrawFn, max_pcpus: int = 2, max_vms: int = 5, guaranteed: bool = False,
+              options: SchedulerOptions | None = None) -> Host:
     """Hosts for short simulations: periods of a few ms, budgets in 0.1 ms steps."""
     from akita.model import SchedulerOptions
 
@@ -170,7 +175,7 @@ def sim_hosts(draw, max_pcpus: int = 2, max_vms: int = 5, guaranteed: bool = Fal
 
 
 @st.composite
-def stressed_hosts(draw, options=None):
+def stressed_hosts(draw: st.DrawFn, options: SchedulerOptions | None = None) -> Host:
     """One pCPU where EDF-VD's virtual deadlines matter: LO load high, HI vCPUs with a small
     C_opt and a large C_pes that their jobs use in full (or nearly)."""
     from akita.model import SchedulerOptions, Workload

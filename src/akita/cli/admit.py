@@ -93,7 +93,7 @@ def _exact_test(host: Host, states: int, seconds: float) -> ExactTest | None:
 
 
 def placement_json(placement: Placement, host: Host, trials: Sequence[Trial] | None = None,
-                   counted_cost: int = 0) -> dict:
+                   counted_cost: int = 0) -> dict[str, Any]:
     """The placement as the documented JSON document (exact values as strings).
 
     ``switch_cost_ns`` is *counted_cost*, the cost of a context switch the admission
@@ -154,7 +154,7 @@ def placement_json(placement: Placement, host: Host, trials: Sequence[Trial] | N
     return document
 
 
-def _overhead_json(vcpus: Sequence[Any], detail: dict | None) -> dict[str, Any]:
+def _overhead_json(vcpus: Sequence[Any], detail: dict[str, Any] | None) -> dict[str, Any]:
     """A pCPU's declared sums and its vCPUs' switches a period, beside the inflated sums."""
     declared = UtilizationSums.of(vcpus)
     return {"declared": {"u_lo_lo": str(declared.lo_lo), "u_hi_lo": str(declared.hi_lo),
@@ -258,7 +258,7 @@ def print_placement(placement: Placement, console: Console | None = None, *,
                   f"on {counted(len(placement.pcpus), 'pCPU')}.")
 
 
-def _decided(test: str, detail: dict | None) -> str:
+def _decided(test: str, detail: dict[str, Any] | None) -> str:
     """Which test decided a pCPU, in a few words."""
     if detail is None:
         return test

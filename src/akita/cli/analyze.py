@@ -11,7 +11,7 @@ import click
 
 from akita.model import ModelError, format_duration, load_host, parse_duration
 from akita.model.host_file import load_conform
-from akita.oracle.files import FORMATS
+from akita.oracle.files import FORMATS, TraceFormat
 
 from .outputs import writable_file
 from .pictures import gantt_options, gantt_window
@@ -50,8 +50,11 @@ PLOT_WINDOW = "10ms"
               help=f"Plot shares per window (default window {PLOT_WINDOW}) and latencies.")
 @gantt_options
 @click.option("--json", "as_json", is_flag=True, help="Print the analysis as JSON on stdout.")
-def analyze(trace_path, host_file, trace_format, buffer, cpu_hz, mappings, origin_text,
-            window_text, csv_path, plot_path, gantt_path, from_text, to_text, as_json) -> int:
+def analyze(trace_path: str, host_file: str | None, trace_format: TraceFormat, buffer: str | None,
+            cpu_hz: int | None, mappings: tuple[str, ...], origin_text: str | None,
+            window_text: str | None, csv_path: str | None, plot_path: str | None,
+            gantt_path: str | None, from_text: str | None, to_text: str | None,
+            as_json: bool) -> int:
     """Analyse TRACE: per task, its CPU share (in total and per --window), wake-to-run
     latency percentiles (p50, p90, p99, p99.9, max; exact ns) and migrations; per CPU, its
     idle time; per pCPU, its time in LO and HI mode and its switches (JSON Lines traces,

@@ -118,7 +118,8 @@ def check(host_file: str, policy: str, hyperperiods: int, max_ticks: int, max_me
     return status
 
 
-def checks_json(answers: Sequence[PCPUCheck], placement: Placement, status: int) -> dict:
+def checks_json(answers: Sequence[PCPUCheck], placement: Placement,
+                status: int) -> dict[str, object]:
     """The documented JSON document: the pCPUs' answers, the rejected VMs, the exit status."""
     return {
         "pcpus": [a.as_json() for a in answers],

@@ -126,12 +126,12 @@ def _discharge(obligation: Obligation, rlimit: int | None, guard: float | None) 
         return Outcome(obligation, verdict, time.perf_counter() - start)
 
 
-def outcomes_json(outcomes: Iterable[Outcome]) -> dict:
+def outcomes_json(outcomes: Iterable[Outcome]) -> dict[str, object]:
     """The documented JSON document: ``{"obligations": [Outcome.as_json(), ...]}``."""
     return {"obligations": [outcome.as_json() for outcome in outcomes]}
 
 
-def _listing(obligation: Obligation) -> dict:
+def _listing(obligation: Obligation) -> dict[str, object]:
     return {
         "name": obligation.name,
         "rules": list(obligation.rules),

@@ -53,8 +53,10 @@ LEGEND = (
 @hi_mode_order_option
 @gantt_options
 @click.option("--json", "as_json", is_flag=True, help="Print the metrics as JSON on stdout.")
-def simulate(host_file, policy, duration_text, seed, trace_path, timeline_path, hi_mode_order,
-             gantt_path, from_text, to_text, as_json) -> int:
+def simulate(host_file: str | None, policy: str, duration_text: str, seed: int,
+             trace_path: str | None, timeline_path: str | None, hi_mode_order: str | None,
+             gantt_path: str | None, from_text: str | None, to_text: str | None,
+             as_json: bool) -> int:
     """Simulate HOST.toml (default: the paper's Figure 5 host) and report per-VM metrics.
 
     Same file and seed give the same trace and JSON, byte for byte.
@@ -110,7 +112,7 @@ READINGS = {
 }
 
 
-def _budgets_table(doc: dict, host: Host) -> Any:
+def _budgets_table(doc: dict[str, Any], host: Host) -> Any:
     """Each VM's declared budget beside what it used and what it was kept from."""
     from rich.table import Table
 
@@ -133,7 +135,7 @@ def _budgets_table(doc: dict, host: Host) -> Any:
     return table
 
 
-def print_budgets(doc: dict, host: Host, console: Console) -> None:
+def print_budgets(doc: dict[str, Any], host: Host, console: Console) -> None:
     """The budget account, the reading of HI mode, the overruns and the promises' verdict."""
     if "hi_mode_order" not in doc:
         return
@@ -154,7 +156,7 @@ def _ms(ns: int | None) -> str:
     return "-" if ns is None else f"{ns / 1e6:.3f}"
 
 
-def _guests_table(guests: dict) -> Any:
+def _guests_table(guests: dict[str, Any]) -> Any:
     """The SMP guests' completion and double-scheduling times (docs/guest.rst)."""
     from rich.table import Table
 
@@ -172,7 +174,8 @@ def _guests_table(guests: dict) -> Any:
     return table
 
 
-def print_metrics(doc: dict, console: Console | None = None, host: Host | None = None) -> None:
+def print_metrics(doc: dict[str, Any], console: Console | None = None,
+                  host: Host | None = None) -> None:
     """A simulation's metrics as tables for people; with *host*, its budgets too."""
     from rich.console import Console
     from rich.table import Table
