@@ -8,7 +8,7 @@ subclass :class:`ValueError`: bad input is a bad value.
 
 from __future__ import annotations
 
-__all__ = ["ModelError", "DurationError", "HostFileError"]
+__all__ = ["ModelError", "DurationError", "HostFileError", "ParameterError"]
 
 
 class ModelError(ValueError):
@@ -38,13 +38,16 @@ class ModelError(ValueError):
         self.path = path
         super().__init__(self._message())
 
+    #: How the message names ``field``: ``field 'c_pes'``.
+    noun = "field"
+
     def _message(self) -> str:
         where = []
         if self.path is not None:
             where.append(self.path)
         if self.vm is not None:
             where.append(f"vm {self.vm!r}")
-        where.append(f"field {_shown(self.field)}")
+        where.append(f"{self.noun} {_shown(self.field)}")
         return f"{': '.join(where)}: expected {self.expected}, got {_shown(self.value)}"
 
     def located(self, *, vm: str | None = None, path: str | None = None) -> "ModelError":
@@ -93,3 +96,17 @@ class DurationError(ModelError):
 
 class HostFileError(ModelError):
     """A host file cannot be read or is not shaped as the format requires."""
+
+
+class ParameterError(ModelError):
+    """An argument of a library call is out of the range the call accepts.
+
+    ``field`` is the parameter's name as the function spells it
+    (``"duration"``, ``"max_ticks"``), never a front end's: the library does
+    not know which option of which program set it.  A front end names its
+    own option instead -- the command line maps each parameter to its flag
+    in one table, :data:`akita.cli.FLAGS`, where it reports the error.
+    """
+
+    #: How the message names ``field``.
+    noun = "parameter"

@@ -29,7 +29,7 @@ import os
 import re
 from typing import Any, Callable, Iterator, Sequence, TypeVar
 
-from akita.model import ModelError
+from akita.model import ModelError, ParameterError
 
 from .batches import BatchResult, Job, run_job
 
@@ -113,13 +113,13 @@ def _client(workers: int | None, scheduler: str | None) -> Iterator[Any]:
 
     if scheduler is not None:
         if not _ADDRESS.fullmatch(scheduler):
-            raise ModelError("--scheduler", scheduler, "the address of a Dask scheduler, "
-                             "such as tcp://host:8786")
+            raise ParameterError("scheduler", scheduler, "the address of a Dask scheduler, "
+                                 "such as tcp://host:8786")
         try:
             client = Client(scheduler, timeout="10s", set_as_default=False)
         except (OSError, TimeoutError, ValueError, TypeError) as error:
-            raise ModelError("--scheduler", scheduler, "the address of a running Dask scheduler, "
-                             f"such as tcp://host:8786 ({error})") from None
+            raise ParameterError("scheduler", scheduler, "the address of a running Dask "
+                                 f"scheduler, such as tcp://host:8786 ({error})") from None
         with client:
             yield client
         return
