@@ -31,7 +31,7 @@ from akita.proofs.verdict import NOTHING, PROVED
 from akita.reference.promises import BROKEN, PromiseVerdict, overruns, promises
 from akita.reference.run import check_simulation, simulate
 
-from .admit import placement_json, print_placement
+from .admit import print_placement
 from .check import checks_json, counted, horizon_options, print_checks, progress_bar, \
     timeout_option
 from .reading import hi_mode_order_option, with_hi_mode_order
@@ -95,7 +95,7 @@ def verify(host_file: str | None, duration_text: str, seed: int, hyperperiods: i
         check = checks_json(checks, placement, check_status)
         del check["status"]
         click.echo(json.dumps({
-            "admission": placement_json(placement, host),
+            "admission": placement.as_json(host.options),
             "check": check,
             "simulation": doc,
             "promises": kept.as_json(),
