@@ -22,6 +22,9 @@ class ModelError(ValueError):
     :param path: the host file, once the error is known to come from one.
     """
 
+    #: How the message names ``field``: ``field 'c_pes'``.
+    noun = "field"
+
     def __init__(
         self,
         field: str,
@@ -37,9 +40,6 @@ class ModelError(ValueError):
         self.vm = vm
         self.path = path
         super().__init__(self._message())
-
-    #: How the message names ``field``: ``field 'c_pes'``.
-    noun = "field"
 
     def _message(self) -> str:
         where = []
