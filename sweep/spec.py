@@ -33,7 +33,7 @@ import hashlib
 import json
 import os
 from fractions import Fraction
-from typing import Any, Iterable
+from typing import Any
 
 import attrs
 
