@@ -57,7 +57,7 @@ def parse_toml(text: str, *, path: str | None, kind: str = "host file",
                     path=path) from None
 
 
-def read_table(document: dict, key: str, allowed: tuple[str, ...]) -> dict:
+def read_table(document: dict[str, Any], key: str, allowed: tuple[str, ...]) -> dict[str, Any]:
     """The table *key* of *document* (``"sweep"`` or ``"sweep.generator"``), its keys checked.
 
     :raises ModelError: naming *key* if it is not a table, or the first unknown key.
@@ -73,7 +73,7 @@ def read_table(document: dict, key: str, allowed: tuple[str, ...]) -> dict:
     return table
 
 
-def read_required(table: dict, key: str, field: str) -> Any:
+def read_required(table: dict[str, Any], key: str, field: str) -> Any:
     """``table[key]``; :class:`~.errors.ModelError` naming *field* if it is absent."""
     if key not in table:
         raise ModelError(field, None, f"a value for {key!r}")
