@@ -21,7 +21,7 @@ from os import PathLike
 from typing import IO, Any, Mapping
 
 from akita.model import Host
-from akita.model.errors import ModelError
+from akita.model.errors import ParameterError
 from akita.oracle.files import TraceFormat, open_trace
 from akita.oracle.kernel import Tally, check_mapping
 from akita.oracle.phases import host_phases
@@ -81,7 +81,7 @@ def analyze_stream(stream: IO[Any], *, path: str = "<trace>", host: Host | None 
     :raises TraceError: a trace none of the formats can read, or one with no event.
     """
     if window is not None and window <= 0:
-        raise ModelError("--window", window, "a window > 0 ns")
+        raise ParameterError("window", window, "a window > 0")
     mapping = check_mapping(dict(host.trace_map if host is not None else ())
                             | dict(trace_map or {}))
     tally = Tally()

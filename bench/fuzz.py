@@ -11,7 +11,7 @@ figures (inputs executed, ``cov`` edges and ``ft`` features) and the findings:
 
 ``host``
     bytes -> UTF-8 -> :func:`akita.model.loads_host` -> :func:`akita.model.first_fit`
-    -> the admission JSON (``placement_json`` and ``json.dumps``) -- what
+    -> the admission JSON (``Placement.as_json`` and ``json.dumps``) -- what
     ``akita admit --json`` does.  Seeds: ``examples/*.toml``.
 ``jsonl``
     bytes -> text (undecodable bytes replaced) -> :func:`akita.oracle.read_jsonl`,
@@ -73,7 +73,6 @@ def _child(target: str, out: Path, argv: list[str]) -> None:
     import atheris
 
     with atheris.instrument_imports(include=["akita", "tomllib"]):
-        from akita.cli.admit import placement_json
         from akita.model import ModelError, first_fit, loads_host
         from akita.oracle import read_ftrace, read_jsonl
 
@@ -104,7 +103,7 @@ def _child(target: str, out: Path, argv: list[str]) -> None:
         except UnicodeDecodeError:
             return  # load_host's documented HostFileError
         parsed = loads_host(text, path="fuzz.toml", base=str(out))
-        json.dumps(placement_json(first_fit(parsed), parsed))
+        json.dumps(first_fit(parsed).as_json(parsed.options))
 
     def jsonl(data: bytes) -> None:
         header, events = read_jsonl(data.decode("utf-8", "replace").splitlines(True), "fuzz")

@@ -89,7 +89,7 @@ def main() -> None:
     import dask
     from distributed import Client, LocalCluster
 
-    from akita.sweep.engine import LOCAL_CONFIG
+    from akita.parallel import LOCAL_CONFIG
 
     for workers in args.workers:
         seconds, document = timed(args.repeat, spec, workers=workers)

@@ -28,13 +28,13 @@ defaulted.
 from __future__ import annotations
 
 import os
-import tomllib
 from typing import Any
 
 import attrs
 
 from akita.model import ModelError, parse_duration
-from akita.model.limits import check_text, read_bounded
+from akita.model.limits import read_bounded
+from akita.model.specfile import parse_toml
 
 from .drive import WD_CAVIAR_BLACK_1TB, Drive
 from .workload import ProcessSpec, VMSpec
@@ -71,11 +71,7 @@ def load_disk_file(path: str | os.PathLike[str]) -> DiskRun:
 
 def loads_disk_file(text: str, *, path: str = "<string>") -> DiskRun:
     """Read a disk file's *text*; *path* names it in errors."""
-    check_text(text, path=path, kind="disk file", error=DiskFileError)
-    try:
-        document = tomllib.loads(text.removeprefix("\ufeff"))
-    except tomllib.TOMLDecodeError as error:
-        raise DiskFileError("toml", str(error), "valid TOML", path=path) from None
+    document = parse_toml(text, path=path, kind="disk file", error=DiskFileError)
     try:
         return _run(document)
     except ModelError as error:

@@ -6,7 +6,7 @@ grid), live for a drawn lifetime and leave, and each placement compared
 puts each arriving VM on a host, or rejects it, under the same exact
 admission test.  It counts the pCPUs and hosts in use over time and the
 rejections, and simulates a sample of each placement's hosts at their
-peak, as tasks on ``dask.distributed`` (:mod:`akita.sweep.engine`), for
+peak, as tasks on ``dask.distributed`` (:mod:`akita.parallel`), for
 the HI VMs' deadline misses and tail latency and the LO VMs' share.
 Everything but the simulated metrics is exact, and all of it is the same
 bytes whatever the number of workers.

@@ -5,8 +5,8 @@ drawn once (:func:`~.arrivals.arrivals`) and replayed under each placement
 in this process, one after the other (:func:`~.replay.replay`): a replay is
 a sequence of decisions that each depend on the last, with nothing to share
 out.  The sampled hosts of every placement (:func:`~.sample.sample_hosts`)
-are independent, so they are the tasks that go to the cluster, through the
-sweep's engine (:func:`akita.sweep.engine.run_tasks`: serially with
+are independent, so they are the tasks that go to the cluster, through
+:func:`akita.parallel.run_tasks` (serially with
 ``workers=0``, on a local ``dask.distributed`` cluster by default, or on an
 existing one), and each result is put in place by its index, so the output
 is the same whatever the number of workers and the order they finish in.
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from akita.sweep.engine import run_tasks
+from akita.parallel import run_tasks
 
 from .arrivals import arrivals
 from .replay import Replay, replay

@@ -33,8 +33,8 @@ The format (every key in ``docs/fleet.rst``)::
     spread_policy = "credit"        # or "cfs": the policy of the spread hosts
     policy = "akita"                # instead: one policy for every sampled host
 
-Reading is as strict as for a sweep file (:mod:`akita.sweep.spec`, whose
-readers this module shares): the text is bounded before it is parsed,
+Reading is as strict as for a sweep file (:mod:`akita.sweep.spec`), by the
+same readers (:mod:`akita.model.specfile`): the text is bounded before it is parsed,
 unknown keys and values of the wrong kind are refused, and every count has
 a ceiling checked before anything is drawn.  Each error is a
 :class:`~akita.model.ModelError` naming the file and the key
@@ -56,8 +56,8 @@ from akita.model import ADMISSION_TESTS, DEFAULT_TEST, PRESETS, ModelError, Work
 from akita.model import format_duration, parse_duration, parse_fraction
 from akita.model.host_file import parse_workload
 from akita.model.limits import read_bounded
-from akita.sweep.spec import (MAX_SEED, parse_document, read_choice, read_integer, read_names,
-                              read_required, read_table)
+from akita.model.specfile import (MAX_SEED, parse_toml, read_choice, read_integer, read_names,
+                                  read_required, read_table)
 
 __all__ = ["FleetSpec", "MixType", "load_spec", "loads_spec", "PLACEMENTS", "LIFETIMES",
            "SPREAD_POLICIES", "MAX_HOSTS", "MAX_PCPUS", "MAX_TICKS", "MAX_VCPUS",
@@ -210,7 +210,7 @@ def load_spec(path: str | os.PathLike[str]) -> FleetSpec:
 def loads_spec(text: str, *, path: str = "<string>", base: str | None = None) -> FleetSpec:
     """Read a fleet file's *text*; *path* names it in error messages, *base* is the
     folder trace workloads are relative to (default: the working folder)."""
-    document = parse_document(text, path=path, kind=_KIND)
+    document = parse_toml(text, path=path, kind=_KIND, error=ModelError)
     try:
         return _spec(document, base or os.getcwd())
     except ModelError as error:

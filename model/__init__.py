@@ -10,7 +10,7 @@ from .criticality import Criticality
 from .duration import format_duration, parse_duration
 from .edf import edf_test
 from .edf_vd import edf_vd_test
-from .errors import DurationError, HostFileError, ModelError
+from .errors import DurationError, HostFileError, ModelError, ParameterError
 from .first_fit import FirstFit, PCPULoad, Placement, VMPlacement, first_fit
 from .host import Host
 from .host_file import dumps_host, host_json, load_host, loads_host, parse_fraction
@@ -41,6 +41,7 @@ __all__ = [
     "Host",
     "HostFileError",
     "ModelError",
+    "ParameterError",
     "PCPULoad",
     "PRESETS",
     "Placement",

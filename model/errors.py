@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-__all__ = ["ModelError", "DurationError", "HostFileError"]
+__all__ = ["ModelError", "DurationError", "HostFileError", "ParameterError"]
 
 
 class ModelError(ValueError):
@@ -23,6 +23,9 @@ class ModelError(ValueError):
     :param vm: the name of the VM the field belongs to, if any.
     :param path: the host file, once the error is known to come from one.
     """
+
+    #: How the message names ``field``: ``field 'c_pes'``.
+    noun = "field"
 
     def __init__(
         self,
@@ -46,7 +49,7 @@ class ModelError(ValueError):
             where.append(self.path)
         if self.vm is not None:
             where.append(f"vm {self.vm!r}")
-        where.append(f"field {_shown(self.field)}")
+        where.append(f"{self.noun} {_shown(self.field)}")
         return f"{': '.join(where)}: expected {self.expected}, got {_shown(self.value)}"
 
     def located(self, *, vm: str | None = None, path: str | None = None) -> "ModelError":
@@ -97,3 +100,17 @@ class DurationError(ModelError):
 
 class HostFileError(ModelError):
     """A host file cannot be read or is not shaped as the format requires."""
+
+
+class ParameterError(ModelError):
+    """An argument of a library call is out of the range the call accepts.
+
+    ``field`` is the parameter's name as the function spells it
+    (``"duration"``, ``"max_ticks"``), never a front end's: the library does
+    not know which option of which program set it.  A front end names its
+    own option instead -- the command line maps each parameter to its flag
+    in one table, :data:`akita.cli.FLAGS`, where it reports the error.
+    """
+
+    #: How the message names ``field``.
+    noun = "parameter"

@@ -34,18 +34,23 @@ arriving and leaving VMs needs (``akita fleet``, :mod:`akita.fleet`).
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 import attrs
 
 from ._slack_tree import NO_ROOM, SlackTree
 from .admission_tests import ADMISSION_TESTS, AdmissionTest, admission_test
+from .edf_vd import virtual_deadline_factor
 from .errors import ModelError
 from .host import Host
-from .ioq import IOQTest, with_ioq
+from .ioq import CalBound, IOQTest, with_cal_bounds, with_ioq
+from .options import SchedulerOptions
 from .utilization import UtilizationSums
 from .verdict import SchedulabilityVerdict
 from .vm import VCPU, VM
+
+if TYPE_CHECKING:  # the exact test loads Z3: only its trials' type is named here
+    from .exact.admission import Trial
 
 __all__ = ["VMPlacement", "PCPULoad", "Placement", "FirstFit", "first_fit", "rejection_reason"]
 
@@ -63,11 +68,16 @@ class VMPlacement:
     :param vm: the VM offered.
     :param pcpus: the pCPU of each vCPU, in vCPU order; empty if rejected.
     :param reason: why the VM was rejected; ``None`` if admitted.
+    :param cal_bound: for an admitted VM that declares an IO quality, the CAL
+        bound admission gave it (R14, :func:`~.ioq.with_cal_bounds`); ``None``
+        otherwise, or where one of its vCPUs has none.  Derived from the
+        placement, so it takes no part in equality.
     """
 
     vm: VM
     pcpus: tuple[int, ...]
     reason: str | None
+    cal_bound: CalBound | None = attrs.field(default=None, eq=False, kw_only=True)
 
     @property
     def admitted(self) -> bool:
@@ -103,6 +113,80 @@ class Placement:
             if placement.vm.name == name:
                 return placement
         raise KeyError(name)
+
+    def as_json(self, options: SchedulerOptions, *, trials: Sequence[Trial] | None = None,
+                counted_cost: int = 0) -> dict[str, Any]:
+        """The placement as the documented JSON document (exact values as strings).
+
+        *options* are the host's: its ``phases`` and its ``x_rule``, by which each
+        pCPU's ``x_used`` is the factor of the scheduler's virtual deadlines (R2).
+        ``switch_cost_ns`` is *counted_cost*, the cost of a context switch the admission
+        that made the placement counted (0 for first fit's own, which counts none); when
+        it is not 0, each pCPU's ``u_*`` are the sums of its inflated budgets (the ones
+        decided), ``declared`` gives the sums of the budgets as declared, and
+        ``switches`` each vCPU's switches a period ``n_i`` (:mod:`akita.model.overheads`).
+        Each VM carries its declared ``phase_ns`` (``null``: the host's ``phases``,
+        given at the top), and one with an IO quality its ``ioq_ns`` and the
+        :attr:`~VMPlacement.cal_bound` admission gave it.  Under ``test = "exact"``
+        (*trials* given) each pCPU also says which test ``decided`` it (``"edf-vd"``:
+        the fast path) and the search's summary (``exact``, ``null`` on the fast path),
+        and the document lists ``exact_trials``: every pCPU (placed or only tried by
+        first fit) the search decided, with its answer, size and reason.
+        """
+        rule = options.x_rule
+        document: dict[str, Any] = {
+            "admitted": self.admitted,
+            "test": self.test,
+            "phases": options.phases,
+            "x_rule": rule,
+            "switch_cost_ns": counted_cost,
+            "vms": [{"name": vm.vm.name, "admitted": vm.admitted, "placement": list(vm.pcpus),
+                     "reason": vm.reason, "phase_ns": vm.vm.phase, **_ioq_json(vm)}
+                    for vm in self.vms],
+            "pcpus": [_pcpu_json(pcpu, rule) for pcpu in self.pcpus],
+        }
+        if counted_cost:
+            for entry, pcpu in zip(document["pcpus"], self.pcpus):
+                entry.update(_overhead_json(pcpu.vcpus, pcpu.verdict.detail))
+        if trials is not None:
+            for entry, pcpu in zip(document["pcpus"], self.pcpus):
+                entry["decided"] = pcpu.verdict.test
+                entry["exact"] = pcpu.verdict.detail
+            document["exact_trials"] = [trial.as_json() for trial in trials]
+        return document
+
+
+def _pcpu_json(pcpu: PCPULoad, rule: str) -> dict[str, Any]:
+    """A pCPU's vCPUs, its sums, its ``x`` and the ``x_used`` by its scheduler under *rule*."""
+    verdict = pcpu.verdict
+    return {
+        "index": pcpu.index,
+        "vcpus": [vcpu.name for vcpu in pcpu.vcpus],
+        "u_lo_lo": str(verdict.sums.lo_lo),
+        "u_hi_lo": str(verdict.sums.hi_lo),
+        "u_hi_hi": str(verdict.sums.hi_hi),
+        "x": None if verdict.x is None else str(verdict.x),
+        "x_used": None if verdict.x is None else str(virtual_deadline_factor(verdict, rule)),
+        "schedulable": verdict.schedulable,
+    }
+
+
+def _overhead_json(vcpus: Sequence[VCPU], detail: dict[str, Any] | None) -> dict[str, Any]:
+    """A pCPU's declared sums and its vCPUs' switches a period, beside the inflated sums."""
+    declared = UtilizationSums.of(vcpus)
+    return {"declared": {"u_lo_lo": str(declared.lo_lo), "u_hi_lo": str(declared.hi_lo),
+                         "u_hi_hi": str(declared.hi_hi)},
+            "switches": dict((detail or {}).get("switches", {}))}
+
+
+def _ioq_json(answer: VMPlacement) -> dict[str, Any]:
+    """A VM's IO quality and its CAL bound as admission gave it (R14); nothing without an
+    IOQ."""
+    ioq = answer.vm.ioq
+    if ioq is None:
+        return {}
+    bound = answer.cal_bound
+    return {"ioq_ns": ioq, "cal_bound": None if bound is None else bound.as_json()}
 
 
 class FirstFit:
@@ -187,12 +271,16 @@ class FirstFit:
         return len(self._vcpus[index])
 
     def placement(self) -> Placement:
-        """The VMs offered so far (less those removed) and the pCPUs as they stand."""
+        """The VMs offered so far (less those removed) and the pCPUs as they stand; under a
+        test that holds IOQs (R14), each admitted VM with one keeps its CAL bound."""
         pcpus = tuple(
             PCPULoad(i, tuple(vcpus), self._test(sums))
             for i, (vcpus, sums) in enumerate(zip(self._vcpus, self._sums))
         )
-        return Placement(self._test_name, tuple(self._results), pcpus)
+        placement = Placement(self._test_name, tuple(self._results), pcpus)
+        if isinstance(self._test, IOQTest):  # the bounds its test held (R14), kept
+            return with_cal_bounds(placement, self._test.x_rule)
+        return placement
 
     def _reason(self, vcpu: VCPU) -> str:
         """Why *vcpu* fits nowhere: the test's words, and an IOQ's (R14) when the CPU share

@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from fractions import Fraction
 from typing import Any, Callable, cast
 
@@ -53,11 +52,12 @@ from .host import Host, trace_map_field
 from .io_path import IOPath
 from .limits import (MAX_CONNECTIONS, MAX_GUEST_THREADS, MAX_HYSTERESIS, MAX_INTEGER,
                      MAX_NUMBER_CHARS, MAX_PCPUS, MAX_STRING_CHARS, MAX_TOTAL_VCPUS,
-                     MAX_VCPUS_PER_VM, MAX_VMS, check_count, check_text, read_bounded)
+                     MAX_VCPUS_PER_VM, MAX_VMS, check_count, read_bounded)
 from .options import SchedulerOptions, is_duration
 from .presets import PRESETS
 from .rules import RULE_SETS
 from .share import Share
+from .specfile import parse_toml
 from .vm import VM
 from .workload import Workload
 
@@ -128,16 +128,7 @@ def loads_host(text: str, *, path: str = "<string>", base: str | None = None) ->
     """
     if not isinstance(text, str):
         raise HostFileError("file", type(text).__name__, "the host file's text as a str", path=path)
-    check_text(text, path=path)
-    text = text.removeprefix("\ufeff")  # a byte-order mark: TOML has none, editors write one
-    try:
-        document = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise HostFileError("toml", str(error), "valid TOML", path=path) from None
-    except (ValueError, RecursionError) as error:  # e.g. a number the parser cannot convert
-        reason = str(error).split(":")[0] or type(error).__name__
-        raise HostFileError("toml", reason, "valid TOML of bounded numbers and nesting",
-                            path=path) from None
+    document = parse_toml(text, path=path)
     try:
         _bounded(document, "")
         return _host(document, base if base is not None else os.getcwd())
@@ -156,12 +147,7 @@ def load_conform(path: str | os.PathLike[str]) -> dict[str, str]:
     :raises ModelError: naming the file and the field ``conform.KEY``.
     """
     shown = os.fspath(path)
-    text = read_bounded(path)
-    check_text(text, path=shown)
-    try:
-        document = tomllib.loads(text.removeprefix("\ufeff"))
-    except (tomllib.TOMLDecodeError, ValueError, RecursionError) as error:
-        raise HostFileError("toml", str(error).split(":")[0], "valid TOML", path=shown) from None
+    document = parse_toml(read_bounded(path), path=shown)
     try:
         return _conform(document.get("conform", {}))
     except ModelError as error:

@@ -53,10 +53,10 @@ from .verdict import SchedulabilityVerdict
 from .vm import VCPU, VM
 
 if TYPE_CHECKING:  # first_fit builds on this module
-    from .first_fit import Placement
+    from .first_fit import Placement, VMPlacement
 
-__all__ = ["CalBound", "cal_bound", "vm_bound", "IOQMiss", "ioq_misses", "IOQTest", "with_ioq",
-           "format_ns"]
+__all__ = ["CalBound", "cal_bound", "vm_bound", "with_cal_bounds", "IOQMiss", "ioq_misses",
+           "IOQTest", "with_ioq", "format_ns"]
 
 #: Where this module implements each rule (read by the traceability table,
 #: docs/traceability.rst; tests/docs/test_traceability.py checks every name).
@@ -111,7 +111,11 @@ def vm_bound(placement: Placement, name: str, x_rule: str) -> CalBound | None:
     """The CAL bound of VM *name* as *placement* admitted it: its vCPUs' largest, with the
     ``x`` (by *x_rule*) of the pCPU each is on; ``None`` when the VM was not admitted or
     one of its vCPUs has no bound."""
-    answer = placement.of(name)
+    return _bound(placement, placement.of(name), x_rule)
+
+
+def _bound(placement: Placement, answer: VMPlacement, x_rule: str) -> CalBound | None:
+    """:func:`vm_bound` of the VM whose answer in *placement* is *answer*."""
     worst: CalBound | None = None
     for cpu in answer.pcpus:
         x = virtual_deadline_factor(placement.pcpus[cpu].verdict, x_rule)
@@ -121,6 +125,18 @@ def vm_bound(placement: Placement, name: str, x_rule: str) -> CalBound | None:
         if worst is None or worst.lo_mode is None or bound.lo_mode > worst.lo_mode:
             worst = bound
     return worst
+
+
+def with_cal_bounds(placement: Placement, x_rule: str) -> Placement:
+    """*placement* with the CAL bound of each admitted VM that declares an IOQ kept in its
+    answer (:attr:`~.first_fit.VMPlacement.cal_bound`, by :func:`vm_bound`), so that every
+    reader -- the admission's report, the simulation's metrics -- reads the one bound
+    admission gave instead of deriving it again."""
+    answers = tuple(
+        attrs.evolve(answer, cal_bound=_bound(placement, answer, x_rule))
+        if answer.admitted and answer.vm.ioq is not None else answer
+        for answer in placement.vms)
+    return attrs.evolve(placement, vms=answers)
 
 
 @attrs.frozen

@@ -10,9 +10,10 @@ is a :class:`~.errors.HostFileError` naming the file and the field, which
 the command line prints as one line with exit status 2.
 
 The ceilings are those of the *host file* reader; the model's classes
-themselves take any size a library caller gives them.  The sweep file
-(``akita sweep``) is read by the same two functions, :func:`read_bounded`
-and :func:`check_text`, under its own name.
+themselves take any size a library caller gives them.  The sweep, fleet
+and disk files are read by the same two functions, :func:`read_bounded`
+and :func:`check_text` (through :func:`~.specfile.parse_toml`), under
+their own names.
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ from typing import Literal
 from .admission_tests import admission_test
 from .first_fit import Placement, PCPULoad, VMPlacement, rejection_reason
 from .host import Host
+from .ioq import with_cal_bounds
 from .utilization import UtilizationSums
 from .vm import VCPU
 
@@ -27,7 +28,11 @@ __all__ = ["scan_fit"]
 
 
 def scan_fit(host: Host, choose: Literal["first", "last"] = "first") -> Placement:
-    """Place *host*'s VMs by testing every pCPU in order; the *choose* one that passes wins."""
+    """Place *host*'s VMs by testing every pCPU in order; the *choose* one that passes wins.
+
+    Each admitted VM with an IO quality keeps its CAL bound on the pCPUs chosen
+    (:func:`~.ioq.with_cal_bounds`), as first fit's answers do.
+    """
     test = admission_test(host.test, host.options)
     sums = [UtilizationSums()] * host.pcpus
     loads: list[list[VCPU]] = [[] for _ in range(host.pcpus)]
@@ -49,4 +54,4 @@ def scan_fit(host: Host, choose: Literal["first", "last"] = "first") -> Placemen
                 loads[chosen].append(vcpu)
             answers.append(VMPlacement(vm, tuple(where), None))
     pcpus = tuple(PCPULoad(c, tuple(load), test(s)) for c, (load, s) in enumerate(zip(loads, sums)))
-    return Placement(test.name, tuple(answers), pcpus)
+    return with_cal_bounds(Placement(test.name, tuple(answers), pcpus), host.options.x_rule)

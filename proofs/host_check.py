@@ -34,7 +34,7 @@ from typing import Callable, Sequence
 
 import attrs
 
-from akita.model import Host, ModelError, Placement, first_fit
+from akita.model import Host, ParameterError, Placement, first_fit
 from akita.model.smt.pcpu import tick_pcpu
 
 from .hi_guarantee import check_hi_guarantee
@@ -97,7 +97,8 @@ class PCPUCheck:
 
 def check_limits(*, timeout: float, max_ticks: int, hyperperiods: int,
                  memory_mb: int | None) -> None:
-    """Raise :class:`~akita.model.ModelError`, naming the option, for a limit out of range.
+    """Raise :class:`~akita.model.ParameterError`, naming the parameter, for a limit out of
+    range.
 
     ``timeout`` a finite number of seconds in ``(0, MAX_TIMEOUT]``;
     ``max_ticks >= 1``; ``hyperperiods`` in ``1..MAX_HYPERPERIODS``;
@@ -105,16 +106,16 @@ def check_limits(*, timeout: float, max_ticks: int, hyperperiods: int,
     """
     if not (math.isfinite(timeout) and 0 < timeout <= MAX_TIMEOUT):
         shown = int(timeout) if float(timeout).is_integer() else timeout  # "got 0", as typed
-        raise ModelError("--timeout", shown,
-                         f"a number of seconds > 0 and at most {MAX_TIMEOUT:,.0f}")
+        raise ParameterError("timeout", shown,
+                             f"a number of seconds > 0 and at most {MAX_TIMEOUT:,.0f}")
     if max_ticks < 1:
-        raise ModelError("--max-ticks", max_ticks, "an integer >= 1")
+        raise ParameterError("max_ticks", max_ticks, "an integer >= 1")
     if not 1 <= hyperperiods <= MAX_HYPERPERIODS:
-        raise ModelError("--hyperperiods", hyperperiods,
-                         f"an integer >= 1 and at most {MAX_HYPERPERIODS}")
+        raise ParameterError("hyperperiods", hyperperiods,
+                             f"an integer >= 1 and at most {MAX_HYPERPERIODS}")
     if memory_mb is not None and not 1 <= memory_mb <= MAX_MEMORY_MB:
-        raise ModelError("--max-memory", memory_mb,
-                         f"a number of megabytes >= 1 and at most {MAX_MEMORY_MB:,}")
+        raise ParameterError("memory_mb", memory_mb,
+                             f"a number of megabytes >= 1 and at most {MAX_MEMORY_MB:,}")
 
 
 def check_host(
@@ -137,7 +138,7 @@ def check_host(
     wall-clock guard: a pCPU reached after it answers ``unknown`` at once); Z3's
     memory is capped at *memory_mb* megabytes (``None``: no cap).
 
-    :raises ModelError: for a limit out of range (:func:`check_limits`).
+    :raises ParameterError: for a limit out of range (:func:`check_limits`).
     """
     check_limits(timeout=timeout, max_ticks=max_ticks, hyperperiods=hyperperiods,
                  memory_mb=memory_mb)

@@ -29,7 +29,7 @@ from typing import Callable, TextIO
 
 import attrs
 
-from akita.model import Host, ModelError, Placement, first_fit, scan_fit
+from akita.model import Host, ParameterError, Placement, first_fit, scan_fit
 
 from .policies.akita import AkitaPolicy
 from .policies.credit2 import Credit2Policy
@@ -222,11 +222,11 @@ MUTANTS: tuple[Mutant, ...] = (
 
 
 def mutant_named(name: str) -> Mutant:
-    """The mutant called *name*; :class:`~akita.model.ModelError` if there is none."""
+    """The mutant called *name*; :class:`~akita.model.ParameterError` if there is none."""
     for mutant in MUTANTS:
         if mutant.name == name:
             return mutant
-    raise ModelError("--mutant", name, f"one of {', '.join(m.name for m in MUTANTS)}")
+    raise ParameterError("name", name, f"one of {', '.join(m.name for m in MUTANTS)}")
 
 
 def simulate_mutant(host: Host, mutant: Mutant, *, duration: int, seed: int = 1,

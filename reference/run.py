@@ -5,14 +5,14 @@ from __future__ import annotations
 import os
 from typing import Callable
 
-from akita.model import Host, ModelError
+from akita.model import Host, ParameterError
 
 from .policies import POLICIES
 from .guest_hook import GuestHook
 from .simulator import Result, Simulator
 from .workloads import validate_trace
 
-__all__ = ["simulate"]
+__all__ = ["simulate", "check_simulation"]
 
 
 def simulate(
@@ -32,15 +32,16 @@ def simulate(
     result and not simulated.  Trace files referenced by
     workloads are checked whole before time 0, so a bad one stops the run
     before anything is written.
+
+    :raises ParameterError: for a *policy* or *duration* out of range
+        (:func:`check_simulation`).
     """
-    if policy not in POLICIES:
-        raise ModelError("--policy", policy, f"one of {', '.join(POLICIES)}")
-    if not isinstance(duration, int) or duration <= 0:
-        raise ModelError("--duration", duration, "a duration > 0")
+    check_simulation(policy, duration)
     for vm in host.vms:
         if vm.workload.path is not None:  # a trace workload (only those have a path)
             validate_trace(vm.workload.path, vm=vm.name)
-    placement = POLICIES[policy]().place(host)
+    scheduler = POLICIES[policy]()
+    placement = scheduler.place(host)
     guest = _guests(host, seed)
     keep_trace = trace_path is not None
     if timeline_path is not None and trace_path is None:
@@ -50,12 +51,12 @@ def simulate(
         os.close(handle)
     try:
         if trace_path is None:
-            return Simulator(host, placement, POLICIES[policy](), duration=duration, seed=seed,
+            return Simulator(host, placement, scheduler, duration=duration, seed=seed,
                              progress=progress, guest=guest).run()
         from akita.atomic import atomic_file
 
         with atomic_file(trace_path) as trace:
-            result = Simulator(host, placement, POLICIES[policy](), duration=duration, seed=seed,
+            result = Simulator(host, placement, scheduler, duration=duration, seed=seed,
                                trace=trace, progress=progress, guest=guest).run()
         if timeline_path is not None:
             from .timeline import main_timeline
@@ -65,6 +66,19 @@ def simulate(
     finally:
         if not keep_trace and trace_path is not None:
             os.unlink(trace_path)
+
+
+def check_simulation(policy: str, duration: int) -> None:
+    """Raise :class:`~akita.model.ParameterError`, naming the parameter, unless *policy* is
+    one of :data:`.policies.POLICIES` and *duration* an integer number of ns > 0.
+
+    :func:`simulate` calls it first; a caller with other work to do before the
+    simulation (``akita verify``'s proof) calls it before that work.
+    """
+    if policy not in POLICIES:
+        raise ParameterError("policy", policy, f"one of {', '.join(POLICIES)}")
+    if not isinstance(duration, int) or duration <= 0:
+        raise ParameterError("duration", duration, "a duration > 0")
 
 
 def _guests(host: Host, seed: int) -> GuestHook | None:

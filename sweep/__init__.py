@@ -12,11 +12,13 @@ sweep was interrupted.
 * :mod:`.spec` -- the sweep file;
 * :mod:`.batches` -- a batch and what it computes;
 * :mod:`.store` -- finished batches on disk;
-* :mod:`.engine` -- the cluster (:mod:`.quiet_worker`: its workers' Ctrl-C);
 * :mod:`.runner` -- one sweep, start to finish;
 * :mod:`.results` -- per point, as JSON and CSV;
 * :mod:`.wilson` -- the confidence interval;
 * :mod:`.plot` -- the curves.
+
+The batches go to the cluster through :mod:`akita.parallel`, which
+``akita fleet`` shares.
 """
 
 from .results import PointResult, SweepResult

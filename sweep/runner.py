@@ -3,7 +3,7 @@
 :func:`run_sweep` is what ``akita sweep`` does, for a script.  It cuts the
 spec into batches (:func:`~.batches.plan`), reads back every batch already
 finished under *store* (:class:`~.store.BatchStore`), runs the others
-(:func:`~.engine.run_jobs`: serially, on a local Dask cluster or on an
+(:func:`akita.parallel.run_tasks`: serially, on a local Dask cluster or on an
 existing one), stores each as it arrives, and adds the counts up per point
 (:func:`~.results.assemble`).  Stopped at any moment, it loses at most the
 batches still running; run again with the same *store*, it computes only
@@ -15,8 +15,9 @@ from __future__ import annotations
 import os
 from typing import Callable
 
-from .batches import BatchResult, Job, plan
-from .engine import run_jobs
+from akita.parallel import run_tasks
+
+from .batches import BatchResult, Job, plan, run_job
 from .results import SweepResult, assemble
 from .spec import SweepSpec
 from .store import BatchStore
@@ -57,8 +58,8 @@ def run_sweep(spec: SweepSpec, *, store: str | os.PathLike[str] | None = None,
             progress(finished, total)
 
     jobs = [Job(batches[i], spec.seed, spec.tests, spec.generator, spec.exact_states) for i in todo]
-    run_jobs(jobs, done, workers=workers, scheduler=scheduler,
-             name=f"akita-sweep-{spec.digest[:16]}")
+    run_tasks(run_job, jobs, done, workers=workers, scheduler=scheduler,
+              name=f"akita-sweep-{spec.digest[:16]}")
     complete = [r for r in results if r is not None]
     assert len(complete) == len(batches), "a batch was not run"
     return assemble(spec, batches, complete, reused=len(batches) - len(todo))

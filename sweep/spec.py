@@ -20,7 +20,7 @@ The format (documented in ``docs/sweep.rst``)::
 
 Reading is as strict as for a host file (:mod:`akita.model.host_file`):
 the file is bounded before it is parsed (:func:`~akita.model.limits.read_bounded`,
-:func:`~akita.model.limits.check_text`), unknown keys and values of the
+:func:`~akita.model.specfile.parse_toml`), unknown keys and values of the
 wrong kind are refused, and every count has a ceiling checked before any
 set is drawn.  Each error is a :class:`~akita.model.ModelError` naming the
 file and the key (``sweep.generator.vcpus``), which the command line prints
@@ -32,20 +32,20 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tomllib
 from fractions import Fraction
-from typing import Any, Iterable
+from typing import Any
 
 import attrs
 
 from akita.model import ADMISSION_TESTS, ModelError, parse_duration, parse_fraction
-from akita.model.limits import check_text, read_bounded
+from akita.model.limits import read_bounded
+from akita.model.specfile import (MAX_SEED, parse_toml, read_choice, read_integer, read_names,
+                                  read_required, read_table)
 from akita.model.taskgen import KINDS, PERIOD_DISTRIBUTIONS, TaskSetGenerator
 
 __all__ = ["SweepSpec", "load_spec", "loads_spec", "generator_json", "DEFAULT_BATCH",
            "MAX_SETS", "MAX_POINTS", "MAX_TOTAL_SETS", "MAX_BATCHES", "MAX_VCPUS", "MAX_SEED",
-           "DEFAULT_EXACT_STATES", "MAX_EXACT_STATES", "parse_document", "read_table",
-           "read_required", "read_integer", "read_names", "read_choice"]
+           "DEFAULT_EXACT_STATES", "MAX_EXACT_STATES"]
 
 #: Sets per batch (one task of the cluster) when the file names none.
 DEFAULT_BATCH = 50
@@ -59,8 +59,6 @@ MAX_TOTAL_SETS = 10_000_000
 MAX_BATCHES = 100_000
 #: vCPUs of one set.
 MAX_VCPUS = 256
-#: The largest seed (a C ``int64``).
-MAX_SEED = 2**63 - 1
 #: States one exact search may keep when the file names no ``sweep.exact_states``.
 DEFAULT_EXACT_STATES = 100_000
 #: The most states one exact search of a sweep may keep.
@@ -74,7 +72,6 @@ _SWEEP_KEYS = ("seed", "sets", "utilizations", "tests", "batch", "exact_states",
 _GENERATOR_KEYS = ("kind", "vcpus", "periods", "period_distribution", "granularity",
                    "criticality_factor", "p_hi")
 _RANGE_KEYS = ("start", "stop", "step")
-_MISSING = object()
 
 
 @attrs.frozen
@@ -140,64 +137,11 @@ def load_spec(path: str | os.PathLike[str]) -> SweepSpec:
 
 def loads_spec(text: str, *, path: str = "<string>") -> SweepSpec:
     """Read a sweep file's *text*; *path* names it in error messages."""
-    document = parse_document(text, path=path, kind=_KIND)
+    document = parse_toml(text, path=path, kind=_KIND, error=ModelError)
     try:
         return _spec(document)
     except ModelError as error:
         raise error.located(path=path) from None
-
-
-def parse_document(text: str, *, path: str, kind: str) -> dict[str, object]:
-    """The TOML document *text* of a spec file, its size and nesting bounded first
-    (:func:`~akita.model.limits.check_text`).
-
-    :raises ModelError: naming *path*, for text out of bounds or that is not TOML.
-    """
-    check_text(text, path=path, kind=kind, error=ModelError)
-    try:
-        return tomllib.loads(text.removeprefix("\ufeff"))
-    except tomllib.TOMLDecodeError as error:
-        raise ModelError("toml", str(error), "valid TOML", path=path) from None
-    except (ValueError, RecursionError) as error:
-        reason = str(error).split(":")[0] or type(error).__name__
-        raise ModelError("toml", reason, "valid TOML of bounded numbers", path=path) from None
-
-
-def read_table(document: dict[str, object], key: str,
-               allowed: tuple[str, ...]) -> dict[str, object]:
-    """The table *key* of *document* (``"sweep"`` or ``"sweep.generator"``), its keys checked.
-
-    These three readers are shared by the other strict spec files (``akita fleet``,
-    :mod:`akita.fleet.spec`).
-
-    :raises ModelError: naming *key* if it is not a table, or the first unknown key.
-    """
-    table: object = document
-    for part in key.split("."):
-        table = table.get(part, _MISSING) if isinstance(table, dict) else _MISSING
-    if not isinstance(table, dict):
-        raise ModelError(key, None if table is _MISSING else table, f"a [{key}] table")
-    for name in table:
-        if name not in allowed:
-            raise ModelError(f"{key}.{name}", name, f"a known key ({', '.join(allowed)})")
-    return table
-
-
-def read_required(table: dict[str, object], key: str, field: str) -> Any:
-    """``table[key]``; :class:`~akita.model.ModelError` naming *field* if it is absent."""
-    if key not in table:
-        raise ModelError(field, None, f"a value for {key!r}")
-    return table[key]
-
-
-def read_integer(value: Any, field: str, low: int, high: int) -> int:
-    """*value* if it is an integer (not a bool) in ``[low, high]``; else a
-    :class:`~akita.model.ModelError` naming *field*."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ModelError(field, value, f"an integer from {low} to {high}")
-    if not low <= value <= high:
-        raise ModelError(field, value, f"an integer from {low} to {high}")
-    return value
 
 
 def _spec(document: dict[str, object]) -> SweepSpec:
@@ -265,30 +209,6 @@ def _range(table: dict[str, object]) -> list[Fraction]:
     if count > MAX_POINTS:
         raise ModelError(field, f"{count} points", f"at most {MAX_POINTS} points")
     return [start + i * step for i in range(count)]
-
-
-def read_choice(value: Any, field: str, allowed: Iterable[str]) -> str:
-    """*value* if it is one of the names *allowed*; else a :class:`~akita.model.ModelError`
-    naming *field*.  A value that is not a string (a table, a list: unhashable, so that
-    ``value in a_dict`` would raise ``TypeError``) is refused the same way."""
-    allowed = tuple(allowed)
-    if not isinstance(value, str) or value not in allowed:
-        raise ModelError(field, value, f"one of {', '.join(allowed)}")
-    return value
-
-
-def read_names(value: Any, field: str, allowed: Iterable[str], what: str) -> tuple[str, ...]:
-    """*value* as a non-empty list of distinct names among *allowed* (each a *what*: a
-    test, a placement), in its order; :class:`~akita.model.ModelError` naming *field*."""
-    allowed = tuple(allowed)
-    available = ", ".join(allowed)
-    if not isinstance(value, list) or not value:
-        raise ModelError(field, value, f"a non-empty list of {what}s among {available}")
-    for name in value:
-        read_choice(name, field, allowed)
-    if len(set(value)) != len(value):
-        raise ModelError(field, value, f"each {what} once")
-    return tuple(value)
 
 
 def _tests(value: Any) -> tuple[str, ...]:

@@ -78,7 +78,7 @@ def test_names_are_unique_and_resolve():
 def test_an_unknown_name_is_a_model_error():
     with pytest.raises(ModelError) as error:
         mutant_named("no-such-mutant")
-    assert error.value.field == "--mutant"
+    assert error.value.field == "name"  # the parameter: no command has a --mutant
     assert "wrong-tie-break" in error.value.expected
 
 

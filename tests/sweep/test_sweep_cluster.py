@@ -1,5 +1,5 @@
 """A sweep on a real dask.distributed cluster: a worker killed mid-sweep loses and
-duplicates nothing (sweep/engine.py)."""
+duplicates nothing (akita/parallel.py)."""
 
 import json
 import logging

@@ -17,9 +17,9 @@ import sys
 
 import click
 
-from akita.model import ModelError
+from akita.model import ModelError, ParameterError
 
-__all__ = ["cli", "main", "run", "EXIT_INTERRUPTED"]
+__all__ = ["cli", "main", "run", "EXIT_INTERRUPTED", "FLAGS"]
 
 #: The exit status of a command stopped by Ctrl-C (``SIGINT``): 128 + 2, as shells report it.
 EXIT_INTERRUPTED = 130
@@ -43,6 +43,21 @@ COMMANDS: dict[str, str] = {
     "export-rtapp": "export_rtapp",
     "import-rtapp": "import_rtapp",
     "analyze": "analyze",
+}
+
+
+#: Library parameter -> the flag of the commands that set it from the command line.  The
+#: library names its parameters (:class:`~akita.model.ParameterError`: ``max_ticks``, not
+#: ``--max-ticks``); the command line reports such an error under the flag, here, once.
+FLAGS: dict[str, str] = {
+    "policy": "--policy",
+    "duration": "--duration",
+    "timeout": "--timeout",
+    "max_ticks": "--max-ticks",
+    "hyperperiods": "--hyperperiods",
+    "memory_mb": "--max-memory",
+    "scheduler": "--scheduler",
+    "window": "--window",
 }
 
 
@@ -83,6 +98,8 @@ def run(argv: list[str] | None = None) -> int:
         status = _invoke(args or ["--help"])  # bare ``akita``: the help, status 0
     except KeyboardInterrupt:
         return _interrupted(kept()[before:])
+    except ParameterError as error:
+        return _fail(str(_as_flag(error, args)))
     except ModelError as error:
         return _fail(str(error))
     except click.UsageError as error:
@@ -105,6 +122,39 @@ def _invoke(args: list[str]) -> int | None:
     except click.exceptions.Exit as leave:  # --help, --version
         return leave.exit_code
     return status if isinstance(status, int) else None
+
+
+def _as_flag(error: ParameterError, args: list[str]) -> ModelError:
+    """*error* as the command line says it: under the flag that set the parameter
+    (:data:`FLAGS`), with the value as typed there (:func:`_typed`)."""
+    flag = FLAGS.get(error.field)
+    if flag is None:
+        return error
+    return ModelError(flag, _typed(flag, args, error.value), error.expected, vm=error.vm,
+                      path=error.path)
+
+
+def _typed(flag: str, args: list[str], value: object) -> object:
+    """What *args* gave *flag* when the command takes it as text and passes on what it made
+    of it (``--duration 0s``: ``'0s'``, where the library got 0 ns); *value* otherwise
+    (a number ``click`` converted is what the library got).  ``click`` parses *args* again,
+    without callbacks (``resilient_parsing``), so the text is read as the command read it."""
+    where = next((i for i, arg in enumerate(args) if arg in COMMANDS), None)
+    if where is None:
+        return value
+    command = cli.get_command(click.Context(cli), args[where])
+    if command is None:
+        return value
+    for param in command.params:
+        if flag in param.opts and isinstance(param.type, click.types.StringParamType):
+            try:
+                with command.make_context(args[where], args[where + 1:],
+                                          resilient_parsing=True) as ctx:
+                    typed = ctx.params.get(param.name or "")
+            except click.ClickException:
+                return value
+            return value if typed is None else typed
+    return value
 
 
 def _interrupted(files: list[str]) -> int:

@@ -15,15 +15,14 @@ import attrs
 from akita.model import Host, ModelError, Placement, first_fit, format_duration, load_host
 from akita.model.duration import parse_duration
 from akita.model.overheads import admission_test_with_overheads, overhead_aware
-from akita.model.utilization import UtilizationSums
 from akita.model.edf_vd import virtual_deadline_factor
-from akita.model.ioq import format_ns, vm_bound
+from akita.model.ioq import format_ns
 from akita.model.exact.limits import DEFAULT_LIMITS, Limits
 
 if TYPE_CHECKING:  # the exact test loads Z3: imported when a host asks for it
     from akita.model.exact.admission import ExactTest, Trial
 
-__all__ = ["admit", "cost_line", "counted", "phases_line", "placement_json", "print_placement"]
+__all__ = ["admit", "cost_line", "counted", "phases_line", "print_placement"]
 
 
 @click.command(short_help="First-fit admission of a host's VMs (EDF-VD, or the exact test).")
@@ -64,7 +63,7 @@ def admit(host_file: str, as_json: bool, exact_states: int, exact_seconds: float
     placement = first_fit(host, test=test)
     trials = None if exact is None else exact.trials
     if as_json:
-        click.echo(json.dumps(placement_json(placement, host, trials, counted_cost=cost)))
+        click.echo(json.dumps(placement.as_json(host.options, trials=trials, counted_cost=cost)))
     else:
         print_placement(placement, host=host, trials=trials, counted_cost=cost)
     if not host.vms:  # "every VM admitted" would be vacuous: say there was nothing
@@ -92,93 +91,14 @@ def _exact_test(host: Host, states: int, seconds: float) -> ExactTest | None:
     return ExactTest(options, Limits(states=states, seconds=seconds), recheck)
 
 
-def placement_json(placement: Placement, host: Host, trials: Sequence[Trial] | None = None,
-                   counted_cost: int = 0) -> dict[str, Any]:
-    """The placement as the documented JSON document (exact values as strings).
-
-    ``switch_cost_ns`` is *counted_cost*, the cost of a context switch the admission
-    that made *placement* counted (0 for first fit's own, which counts none); when it
-    is not 0, each pCPU's ``u_*`` are the sums of its inflated budgets (the ones
-    decided), ``declared`` gives the sums of the budgets as declared, and
-    ``switches`` each vCPU's switches a period ``n_i`` (:mod:`akita.model.overheads`).
-    Each VM carries its declared ``phase_ns`` (``null``: the host's ``phases``,
-    given at the top); each pCPU its verdict's ``x`` and the ``x_used`` by the
-    scheduler's virtual deadlines under the host's ``x_rule`` (R2).  Under
-    ``test = "exact"`` (*trials* given) each pCPU also says which test ``decided`` it
-    (``"edf-vd"``: the fast path) and the search's summary (``exact``, ``null`` on
-    the fast path), and the document lists ``exact_trials``: every pCPU (placed or
-    only tried by first fit) the search decided, with its answer, size and reason.
-    """
-    rule = host.options.x_rule
-    document: dict[str, Any] = {
-        "admitted": placement.admitted,
-        "test": placement.test,
-        "phases": host.options.phases,
-        "x_rule": rule,
-        "switch_cost_ns": counted_cost,
-        "vms": [
-            {
-                "name": vm.vm.name,
-                "admitted": vm.admitted,
-                "placement": list(vm.pcpus),
-                "reason": vm.reason,
-                "phase_ns": vm.vm.phase,
-                **_ioq_json(placement, vm.vm.name, vm.vm.ioq, rule),
-            }
-            for vm in placement.vms
-        ],
-        "pcpus": [
-            {
-                "index": pcpu.index,
-                "vcpus": [vcpu.name for vcpu in pcpu.vcpus],
-                "u_lo_lo": str(pcpu.verdict.sums.lo_lo),
-                "u_hi_lo": str(pcpu.verdict.sums.hi_lo),
-                "u_hi_hi": str(pcpu.verdict.sums.hi_hi),
-                "x": None if pcpu.verdict.x is None else str(pcpu.verdict.x),
-                "x_used": None if pcpu.verdict.x is None
-                else str(virtual_deadline_factor(pcpu.verdict, rule)),
-                "schedulable": pcpu.verdict.schedulable,
-            }
-            for pcpu in placement.pcpus
-        ],
-    }
-    if counted_cost:
-        for entry, pcpu in zip(document["pcpus"], placement.pcpus):
-            entry.update(_overhead_json(pcpu.vcpus, pcpu.verdict.detail))
-    if trials is not None:
-        entries: list[dict[str, Any]] = document["pcpus"]
-        for entry, pcpu in zip(entries, placement.pcpus):
-            entry["decided"] = pcpu.verdict.test
-            entry["exact"] = pcpu.verdict.detail
-        document["exact_trials"] = [trial.as_json() for trial in trials]
-    return document
-
-
-def _overhead_json(vcpus: Sequence[Any], detail: dict[str, Any] | None) -> dict[str, Any]:
-    """A pCPU's declared sums and its vCPUs' switches a period, beside the inflated sums."""
-    declared = UtilizationSums.of(vcpus)
-    return {"declared": {"u_lo_lo": str(declared.lo_lo), "u_hi_lo": str(declared.hi_lo),
-                         "u_hi_hi": str(declared.hi_hi)},
-            "switches": dict((detail or {}).get("switches", {}))}
-
-
-def _ioq_json(placement: Placement, name: str, ioq: int | None, rule: str) -> dict[str, Any]:
-    """A VM's IO quality and, when admitted, its CAL bound (R14); nothing without an IOQ."""
-    if ioq is None:
-        return {}
-    answer = placement.of(name)
-    bound = vm_bound(placement, name, rule) if answer.admitted else None
-    return {"ioq_ns": ioq, "cal_bound": None if bound is None else bound.as_json()}
-
-
-def _ioq_table(placement: Placement, rule: str) -> Table | None:
+def _ioq_table(placement: Placement) -> Table | None:
     """The VMs with an IO quality: the IOQ beside the CAL bound admission gave (R14)."""
     rows = []
     for answer in placement.vms:
         ioq = answer.vm.ioq
         if ioq is None:
             continue
-        bound = vm_bound(placement, answer.vm.name, rule) if answer.admitted else None
+        bound = answer.cal_bound
         shown = "-" if bound is None or bound.lo_mode is None else format_ns(bound.lo_mode)
         rows.append([answer.vm.name, format_duration(ioq), shown,
                      "-" if bound is None else bound.rule,
@@ -224,7 +144,7 @@ def print_placement(placement: Placement, console: Console | None = None, *,
             row.append(_decided(verdict.test, verdict.detail))
         pcpus.add_row(*row)
     console.print(pcpus)
-    ioq = _ioq_table(placement, rule)
+    ioq = _ioq_table(placement)
     if ioq is not None:
         console.print(ioq)
     if trials:

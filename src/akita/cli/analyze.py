@@ -73,8 +73,6 @@ def analyze(trace_path: str, host_file: str | None, trace_format: TraceFormat, b
     if host_file is not None and origin_text is None:
         origin_text = load_conform(host_file).get("origin")  # as akita conform reads it
     window = None if window_text is None else parse_duration(window_text, field="--window")
-    if window is not None and window <= 0:
-        raise ModelError("--window", window_text, "a window > 0")
     if window is None and plot_path is not None:
         window = parse_duration(PLOT_WINDOW, field="--window")
     for option, path in (("--csv", csv_path), ("--plot", plot_path)):

@@ -18,7 +18,7 @@ from typing import Sequence
 import click
 from rich.console import Console
 
-from akita.model import ModelError, first_fit, load_host, parse_duration
+from akita.model import first_fit, load_host, parse_duration
 from akita.proofs.host_check import (
     EXIT_NOTHING,
     PCPUCheck,
@@ -29,9 +29,9 @@ from akita.proofs.host_check import (
 )
 from akita.proofs.verdict import NOTHING, PROVED
 from akita.reference.promises import BROKEN, PromiseVerdict, overruns, promises
-from akita.reference.run import simulate
+from akita.reference.run import check_simulation, simulate
 
-from .admit import placement_json, print_placement
+from .admit import print_placement
 from .check import checks_json, counted, horizon_options, print_checks, progress_bar, \
     timeout_option
 from .reading import hi_mode_order_option, with_hi_mode_order
@@ -69,8 +69,7 @@ def verify(host_file: str | None, duration_text: str, seed: int, hyperperiods: i
     4 if there is nothing to prove (no HI vCPU on any pCPU); 2 bad input.
     """
     duration = parse_duration(duration_text, field="--duration")
-    if duration <= 0:
-        raise ModelError("--duration", duration_text, "a duration > 0")
+    check_simulation("akita", duration)  # before the proof, which takes long
     check_limits(timeout=timeout, max_ticks=max_ticks, hyperperiods=hyperperiods,
                  memory_mb=max_memory)
     if host_file is None:
@@ -96,7 +95,7 @@ def verify(host_file: str | None, duration_text: str, seed: int, hyperperiods: i
         check = checks_json(checks, placement, check_status)
         del check["status"]
         click.echo(json.dumps({
-            "admission": placement_json(placement, host),
+            "admission": placement.as_json(host.options),
             "check": check,
             "simulation": doc,
             "promises": kept.as_json(),
