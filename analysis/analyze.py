@@ -23,9 +23,9 @@ from typing import IO, Any, Mapping
 from akita.model import Host
 from akita.model.errors import ModelError
 from akita.oracle.files import TraceFormat, open_trace
-from akita.oracle.kernel import Tally, check_mapping
+from akita.trace.kernel import Tally, check_mapping
 from akita.oracle.phases import host_phases
-from akita.reference.trace import TraceError
+from akita.trace.jsonl import TraceError
 
 from .accumulate import Accumulator, Declared, Recorder
 from .result import Analysis

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
-from akita.oracle.kernel import KernelTraceError, SchedEvent, Task
-from akita.reference.trace import TraceError
+from akita.trace.kernel import KernelTraceError, SchedEvent, Task
+from akita.trace.jsonl import TraceError
 
 from .accumulate import Accumulator
 

@@ -28,13 +28,13 @@ phases (the host file must declare them), and are judged by default with
 the tolerance of :mod:`.tolerance`.
 
 A file that cannot be what it is said to be is bad input
-(:class:`~akita.reference.trace.TraceError`), never a vacuous verdict: an
+(:class:`~akita.trace.jsonl.TraceError`), never a vacuous verdict: an
 empty file; with ``"auto"``, a file that is none of the formats; a kernel
 trace read with no mapping at all, with no scheduler event, none of whose
 tasks is mapped, or with no wakeup at all (:func:`diagnose`: then whether a
 vCPU was runnable is unknown, and the rules cannot be judged); a binary
 format read from a pipe.  Every text line is bounded as
-:func:`~akita.reference.trace.text_lines` bounds it.
+:func:`~akita.trace.jsonl.text_lines` bounds it.
 """
 
 from __future__ import annotations
@@ -45,20 +45,19 @@ from typing import IO, Any, BinaryIO, Callable, Iterable, Iterator, Literal, Map
 import attrs
 from akita.model import Host, format_duration
 from akita.model.errors import ModelError
-from akita.reference.trace import TraceError, text_lines
+from akita.trace.compressed import decompressed, peek, spooled
+from akita.trace.ftrace import FtraceTally, looks_like_ftrace, read_ftrace, sched_events
+from akita.trace.jsonl import TraceError, read_jsonl, text_lines
+from akita.trace.kernel import Tally, akita_events, check_mapping, check_origin
+from akita.trace.tracedat import is_tracedat, read_tracedat
+from akita.trace.xentrace import is_xentrace, read_xentrace
 
-from .compressed import decompressed, peek, spooled
 from .claims import Claims, capture_claims
-from .ftrace import FtraceTally, looks_like_ftrace, read_ftrace, sched_events
-from .jsonl import read_jsonl
-from .kernel import Tally, akita_events, check_mapping, check_origin
 from .oracle import DECISIONS
 from .phases import trace_phases
 from .placement import PlacementMode
 from .report import ConformanceReport, conform
 from .tolerance import default_tolerance
-from .tracedat import is_tracedat, read_tracedat
-from .xentrace import is_xentrace, read_xentrace
 
 __all__ = ["FORMATS", "FTRACE_REPORTS", "KERNEL_FORMATS", "RECORDING", "conform_file",
            "conform_stream", "diagnose", "open_trace"]

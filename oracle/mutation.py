@@ -28,7 +28,7 @@ from akita.model import Host, first_fit
 from akita.reference.mutants import MUTANTS, Mutant, simulate_mutant
 from akita.reference.policies import AkitaPolicy
 from akita.reference.simulator import Simulator
-from akita.reference.trace import read_trace
+from akita.trace.jsonl import read_trace
 
 from .oracle import DECISIONS
 from .phases import trace_phases

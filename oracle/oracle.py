@@ -34,7 +34,7 @@ never later ones), and the line of the last of them.  Violations are kept
 and listed in the order they began -- by time, then by trace line -- so a
 cause comes before its consequences, whichever was noticed first.
 
-Lost events.  A kernel's trace may lack records (:mod:`akita.oracle.kernel`, "Lost
+Lost events.  A kernel's trace may lack records (:mod:`akita.trace.kernel`, "Lost
 events"): a ``lost`` event of a pCPU at ``t`` says its state from ``since``
 to ``t`` is unknown.  With ``resync`` (kernel traces), violations are held
 per pCPU until the pCPU's next decision confirms the oracle's account (a
@@ -72,7 +72,7 @@ import attrs
 from akita.model import Host, Placement, first_fit
 from akita.model.edf_vd import virtual_deadline_factor
 from akita.model.rules import RULE_SETS
-from akita.reference.trace import TraceError
+from akita.trace.jsonl import TraceError
 
 from .linux_rules import POLICY as LINUX_POLICY
 from .linux_rules import LinuxRules

@@ -19,8 +19,8 @@ from typing import Any, Callable, Iterable, Mapping, TextIO
 
 import attrs
 from akita.model import Host, format_duration
-from akita.reference.timeline import Timeline
-from akita.reference.trace import TraceError
+from akita.trace.jsonl import TraceError
+from akita.trace.timeline import Timeline
 
 from .oracle import DECISIONS, Oracle
 from .placement import PLACEMENTS, PlacementMode, look_ahead, trace_placement
@@ -66,7 +66,7 @@ class ConformanceReport:
     tolerated: dict[str, tuple[int, int]] = attrs.Factory(dict)
     #: the VMs of the host that declare an IO quality (R14, :mod:`akita.model.ioq`).
     ioq_vms: tuple[str, ...] = ()
-    #: holes in the trace's records (``lost`` events, :mod:`akita.oracle.kernel`), the first of them
+    #: holes in the trace's records (``lost`` events, :mod:`akita.trace.kernel`), the first of them
     #: with their instants, and the violations they explain, withheld, by rule.
     lost: int = 0
     lost_at: tuple[dict[str, Any], ...] = ()
@@ -274,7 +274,7 @@ def conform(host: Host, events: Iterable[dict[str, Any]], *, end: int | None = N
     :param placement: ``"first-fit"`` judges R12 against first fit; ``"trace"``
         takes each vCPU's pCPU from its first event (:mod:`akita.oracle.placement`).
     :param timeline: if given, the trace is written to it as a Perfetto timeline
-        (:class:`akita.reference.timeline.Timeline`) with every violation marked
+        (:class:`akita.trace.timeline.Timeline`) with every violation marked
         at the instant it began on its pCPU's track (the first
         :data:`TIMELINE_MARKS`; the rest are counted in ``otherData``).
     :param unit: what an event's ``line`` counts: ``"line"`` (a text trace's

@@ -15,7 +15,7 @@ formats are read out of order, so a compressed ``trace.dat`` or
 ``xentrace`` is first decompressed into a temporary file (in memory up to
 :data:`SPOOL_MEMORY` bytes, then on disk), of at most :data:`MAX_INFLATED`
 bytes.  Corrupt or truncated compressed data is bad input: one
-:class:`~akita.reference.trace.TraceError` naming the file and the codec.
+:class:`~akita.trace.jsonl.TraceError` naming the file and the codec.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import tempfile
 import zlib
 from typing import IO, Any, Callable, cast
 
-from akita.reference.trace import TraceError
+from .jsonl import TraceError
 
 __all__ = ["CODECS", "MAX_INFLATED", "SPOOL_MEMORY", "peek", "decompressed", "spooled"]
 

@@ -128,7 +128,7 @@ trace, and its work on a line is linear in the line's length.
 A ``CPU:N [LOST n EVENTS]`` (kernel) or ``CPU:N [n EVENTS DROPPED]``
 (trace-cmd) line is the capture's own record of a hole: it becomes a
 ``lost`` event of CPU ``N``, dated at the last event read, with the count
-(:mod:`akita.oracle.kernel`, "Lost events").  The kernel's header line
+(:mod:`akita.trace.kernel`, "Lost events").  The kernel's header line
 ``# entries-in-buffer/entries-written: A/B`` says that ``B - A`` older
 records were overwritten before the first one: counted
 (:attr:`~.kernel.Tally.overwritten`).

@@ -76,7 +76,7 @@ import attrs
 
 from akita.model.errors import ModelError
 from akita.model.host import check_trace_key, check_trace_vcpu
-from akita.reference.trace import TraceError
+from .jsonl import TraceError
 
 __all__ = ["MARK_PREFIX", "Task", "SchedEvent", "SchedKind", "Tally", "KernelTraceError",
            "akita_events", "ascii_digits",
@@ -103,7 +103,7 @@ MARK_PREFIX = "akita: "
 class KernelTraceError(TraceError):
     """A kernel or hypervisor trace cannot be read as the oracle needs it.
 
-    A :class:`~akita.reference.trace.TraceError` (so a
+    A :class:`~akita.trace.jsonl.TraceError` (so a
     :class:`~akita.model.errors.ModelError`) whose ``path`` locates the
     problem: ``"FILE:LINE"`` for text, ``"FILE@0xOFFSET"`` for a binary
     record; its message names the field, what was expected and what was got.

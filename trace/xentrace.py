@@ -86,7 +86,7 @@ The scheduler's records
 -----------------------
 
 Where ``xen/common/sched/core.c`` writes them, and what this reader makes of
-them (a vCPU is the :class:`~akita.oracle.kernel.Task` ``d{dom}v{vcpu}``, its
+them (a vCPU is the :class:`~akita.trace.kernel.Task` ``d{dom}v{vcpu}``, its
 pid and comm alike; the idle domain, ``DOMID_IDLE`` = 0x7FFF in
 ``xen/include/public/xen.h``, is ``None``):
 
@@ -145,7 +145,7 @@ vCPU not yet seen running in the trace, so that the oracle takes the waker's
 pCPU, which may be the wrong one: a trace should begin before the vCPUs it
 checks first wake, or with them running.  A vCPU paused while only queued
 (``runnable`` to ``offline``) has no event: a
-:class:`~akita.oracle.kernel.SchedEvent` cannot say it.
+:class:`~akita.trace.kernel.SchedEvent` cannot say it.
 
 Each event's ``where`` is ``FILE@0xOFFSET``, the byte offset of its record
 (a switch's ``TRC_SCHED_SWITCH``), and its ``line`` its ordinal, from 1, in
@@ -155,7 +155,7 @@ cycle count come in pCPU order, then file order.
 What is refused
 ---------------
 
-Every problem is a :class:`~akita.oracle.kernel.KernelTraceError` naming the
+Every problem is a :class:`~akita.trace.kernel.KernelTraceError` naming the
 file and byte offset, the field, what was expected and what was got, never a
 traceback: a file that is not a sequence of chunks (a header that is not a
 CPU-change record, a pCPU number not below :data:`MAX_CPUS`, Xen's
@@ -265,7 +265,7 @@ def read_xentrace(stream: BinaryIO, *, path: str, cpu_hz: int,
     :param cpu_hz: the cycle counter's frequency in Hz (``xl info``'s
         ``cpu_mhz`` times 10**6, e.g. ``2_394_455_000``), at least 1 MHz.
     :param tally: if given, its ``records`` counts the records read.
-    :returns: an iterator of :class:`~akita.oracle.kernel.SchedEvent`; it reads
+    :returns: an iterator of :class:`~akita.trace.kernel.SchedEvent`; it reads
         *stream* only as it is advanced.
     :raises ModelError: at once, if *cpu_hz* is not an integer of at least 10**6.
     :raises KernelTraceError: at once, if *stream* cannot seek; while

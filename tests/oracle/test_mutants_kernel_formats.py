@@ -66,13 +66,13 @@ from fractions import Fraction
 from akita.model import VM, Criticality, Host, SchedulerOptions, Workload
 from akita.model.phases import with_phases
 from akita.oracle.files import FTRACE_REPORTS, conform_stream
-from akita.oracle.ftrace import sched_events
-from akita.oracle.kernel import SchedEvent, Task
+from akita.trace.ftrace import sched_events
+from akita.trace.kernel import SchedEvent, Task
 from akita.oracle.mutation import Check, MutationReport, score_mutants
 from akita.oracle.phases import trace_phases
 from akita.oracle.report import ConformanceReport
-from akita.oracle.tracedat import read_tracedat
-from akita.oracle.xentrace import read_xentrace
+from akita.trace.tracedat import read_tracedat
+from akita.trace.xentrace import read_xentrace
 from akita.reference.mutants import MUTANTS, Mutant, simulate_mutant
 from akita.reference.policies import AkitaPolicy
 from hosts import MUTANT_HOST

@@ -64,7 +64,7 @@ def analyze(trace_path, host_file, trace_format, buffer, cpu_hz, mappings, origi
     tasks and its declarations are the budgets measured against.
     """
     from akita.analysis import analyze_stream
-    from akita.oracle.ftrace import parse_seconds
+    from akita.trace.ftrace import parse_seconds
 
     host = load_host(host_file) if host_file is not None else None
     if host_file is not None and origin_text is None:

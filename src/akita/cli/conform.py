@@ -21,7 +21,7 @@ from akita.oracle import (
     CONFORMANT, DECISIONS, FTRACE_REPORTS, RULE_TITLES, VIOLATIONS, conform_stream,
 )
 from akita.oracle.files import FORMATS
-from akita.oracle.ftrace import parse_seconds
+from akita.trace.ftrace import parse_seconds
 from akita.oracle.tolerance import KERNEL_TOLERANCE_NS
 
 from .outputs import writable_file
