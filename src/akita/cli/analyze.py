@@ -11,10 +11,11 @@ import click
 
 from akita.model import ModelError, format_duration, load_host, parse_duration
 from akita.model.host_file import load_conform
-from akita.oracle.files import FORMATS
+from akita.trace.formats import FORMATS, format_names
 
 from .outputs import writable_file
 from .pictures import gantt_options, gantt_window
+from .trace_flags import as_flags
 
 __all__ = ["analyze"]
 
@@ -26,11 +27,10 @@ PLOT_WINDOW = "10ms"
 @click.argument("trace_path", metavar="TRACE", type=click.Path(dir_okay=False, allow_dash=True))
 @click.argument("host_file", metavar="[HOST.toml]", required=False,
                 type=click.Path(dir_okay=False))
-@click.option("--format", "trace_format", type=click.Choice(list(FORMATS)), default="auto",
+@click.option("--format", "trace_format", type=click.Choice(format_names()), default="auto",
               show_default=True,
-              help="Trace format (auto tells them apart by the first bytes): JSON Lines, "
-                   "ftrace text (kernel trace, trace-cmd report, perf script, systrace), "
-                   "trace.dat, xentrace.")
+              help="Trace format (auto tells them apart by the first bytes): "
+                   + ", ".join(fmt.title for fmt in FORMATS.values()) + ".")
 @click.option("--buffer", default=None, metavar="NAME",
               help="trace.dat: the trace instance to read.")
 @click.option("--cpu-hz", "cpu_hz", type=click.IntRange(10**6), default=None, metavar="HZ",
@@ -96,7 +96,7 @@ def analyze(trace_path, host_file, trace_format, buffer, cpu_hz, mappings, origi
                   else open(trace_path, "rb"))
     except OSError as error:
         raise ModelError("TRACE", trace_path, f"a readable trace file ({error.strerror})") from None
-    with stream:
+    with stream, as_flags():
         found = analyze_stream(stream, path=path, host=host, trace_format=trace_format,
                                trace_map=mapping, window=window, cpu_hz=cpu_hz, buffer=buffer,
                                origin_ns=origin, recorder=recorder)
