@@ -28,20 +28,20 @@ library's parameters (``trace_map``, ``buffer``, ``cpu_hz``, ``end``,
 from __future__ import annotations
 
 from os import PathLike
-from typing import IO, Any, Callable, Iterable, Iterator, Mapping, TextIO
+from typing import IO, Any, Callable, Iterator, Mapping, TextIO
 
 import attrs
 from akita.model import Host, format_duration
 from akita.model.errors import ModelError
-from akita.trace.formats import AUTO, FORMATS
+from akita.trace.formats import FORMATS
 from akita.trace.jsonl import TraceError
 from akita.trace.kernel import Tally, akita_events, check_mapping, check_origin
 from akita.trace.opening import Opened, opened
 
 from .claims import Claims, capture_claims
+from .options import ConformOptions
 from .oracle import DECISIONS
 from .phases import trace_phases
-from .placement import PlacementMode
 from .report import ConformanceReport, conform
 from .tolerance import default_tolerance
 
@@ -51,18 +51,15 @@ __all__ = ["FORMATS", "FTRACE_REPORTS", "conform_file", "conform_stream", "diagn
 FTRACE_REPORTS = ("dispatch", "idle")
 
 
-def conform_stream(
-    host: Host, stream: IO[Any], *, path: str = "<trace>", trace_format: str = AUTO,
-    trace_map: Mapping[str, str] | None = None, origin_ns: int | None = None,
-    end: int | None = None, reports: Iterable[str] | None = None, tolerance: int | None = None,
-    ties: str = "any", policy: str | None = None, keep: int = 10, window: int = 8,
-    progress: Callable[[int], None] | None = None, placement: PlacementMode = "first-fit",
-    timeline: TextIO | None = None, cpu_hz: int | None = None, buffer: str | None = None,
-) -> ConformanceReport:
+def conform_stream(host: Host, stream: IO[Any], options: ConformOptions | None = None, *,
+                   path: str = "<trace>", progress: Callable[[int], None] | None = None,
+                   timeline: TextIO | None = None, **keywords: Any) -> ConformanceReport:
     """Check the trace read from *stream* (named *path* in errors) against *host*'s rules.
 
     *stream* may be text or bytes (then read as UTF-8); the binary formats
-    need bytes and a stream that can seek.
+    need bytes and a stream that can seek.  *options* is a
+    :class:`~.options.ConformOptions`, or the keywords that make one
+    (``conform_stream(host, stream, ties="strict")``); its fields:
 
     :param trace_format: ``"auto"`` (read the first bytes) or a registered
         format's name (:data:`~akita.trace.formats.FORMATS`).
@@ -75,34 +72,43 @@ def conform_stream(
         JSON Lines, :data:`FTRACE_REPORTS` for kernel traces).
     :param tolerance: ns (default by the trace's kind, :func:`.tolerance.default_tolerance`).
     :param placement: ``"first-fit"`` or ``"trace"`` (:mod:`akita.oracle.placement`).
-    :param timeline: a text stream for the Perfetto timeline with the violations marked.
     :param cpu_hz: ``xentrace``: the cycle counter's frequency in Hz.
     :param buffer: ``trace.dat``: the trace instance to read (``"top"`` or its name;
         default: :func:`~akita.trace.tracedat.read_tracedat` chooses).
     :param policy: the rule set (default: the one a text capture's first line
         claims, :func:`.claims.capture_claims`, else ``"akita"``); such a claim
         also gives the default *reports* and the kernel's tick.
+
+    And besides them:
+
+    :param path: the trace's name, in errors and the report.
+    :param progress: called with the number of events read, every 65,536.
+    :param timeline: a text stream for the Perfetto timeline with the violations marked.
     :raises TraceError: a line or record that is not what the format requires,
         located; or a trace with nothing the oracle could judge (see above).
     """
-    trace = opened(stream, path, trace_format)
+    try:
+        options = ConformOptions.of(options, keywords)
+    except TraceError as error:
+        raise error.located(path=path) from None
+    trace = opened(stream, path, options.trace_format)
     fmt = trace.fmt
     claims = capture_claims(trace.first, path) if fmt.kernel and not fmt.binary else Claims()
-    mapping = dict(host.trace_map) | dict(trace_map or {})
-    options = {"cpu_hz": cpu_hz, "buffer": buffer}
+    mapping = dict(host.trace_map) | dict(options.trace_map)
     if fmt.kernel and not mapping:
         seen = fmt.tally()
-        for _ in _kernel(trace, path, {}, origin_ns, seen, options):
+        for _ in _kernel(trace, path, {}, options, seen):
             pass  # every task counted, to name the busiest in the refusal
         raise _no_map(path, seen)
-    if buffer is not None and "buffer" not in fmt.options:
+    if options.buffer is not None and "buffer" not in fmt.options:
         owners = " or ".join(f.name for f in FORMATS.values() if "buffer" in f.options)
-        raise ModelError("buffer", buffer, f"no buffer for a {fmt.name} trace (trace "
+        raise ModelError("buffer", options.buffer, f"no buffer for a {fmt.name} trace (trace "
                          f"instances are a {owners}'s)")
     phases = None
     tally: Tally | None = None
+    end = options.end
     if not fmt.kernel:
-        header, events = fmt.read(trace.source(path, Tally(), options))
+        header, events = fmt.read(trace.source(path, Tally(), options.reader_options()))
         assert header is not None  # a format that is not a kernel's has a header
         try:
             phases = trace_phases(header, host)
@@ -113,37 +119,37 @@ def conform_stream(
         default_reports: tuple[str, ...] = tuple(sorted(DECISIONS))
     else:
         tally = fmt.tally()
-        events = _kernel(trace, path, mapping, origin_ns, tally, options)
+        events = _kernel(trace, path, mapping, options, tally)
         default_reports = claims.reports or FTRACE_REPORTS
-    given_end = end
-    source = "given"
+    tolerance, source = options.tolerance, "given"
     if tolerance is None:
         tolerance, source = default_tolerance(kernel=fmt.kernel)
-    report = conform(host, events, end=end, tolerance=tolerance, ties=ties,
-                     reports=default_reports if reports is None else tuple(reports),
-                     keep=keep, window=window, path=path, progress=progress,
-                     policy=policy or claims.policy or "akita", tick_ns=claims.tick_ns,
-                     phases=phases, tolerance_source=source, placement=placement,
+    resolved = attrs.evolve(options, end=end, tolerance=tolerance,
+                            reports=default_reports if options.reports is None
+                            else options.reports,
+                            policy=options.policy or claims.policy or "akita")
+    report = conform(host, events, resolved, path=path, progress=progress,
+                     tick_ns=claims.tick_ns, phases=phases, tolerance_source=source,
                      timeline=timeline, resync=fmt.kernel, unit=fmt.unit)
     if tally is not None:
         diagnose(tally, mapping, path, fmt.name)
         report = attrs.evolve(report, capture_lost_marks=tally.lost_marks,
                               capture_lost_records=tally.lost_records,
                               capture_overwritten=tally.overwritten)
-    if given_end is not None and report.start is not None and given_end < report.end:
-        raise TraceError("end", format_duration(given_end),
+    if end is not None and report.start is not None and end < report.end:
+        raise TraceError("end", format_duration(end),
                          f"an end at or after the trace's last event, t = "
                          f"{format_duration(report.end)} (its first is at t = "
                          f"{format_duration(report.start)}; t = 0 is the origin)", path=path)
     return report
 
 
-def _kernel(trace: Opened, path: str, mapping: dict[str, str], origin_ns: int | None,
-            tally: Tally, options: Mapping[str, Any]) -> Iterator[dict[str, Any]]:
+def _kernel(trace: Opened, path: str, mapping: dict[str, str], options: ConformOptions,
+            tally: Tally) -> Iterator[dict[str, Any]]:
     """The oracle's events of a kernel trace: its format's records through
     :func:`~akita.trace.kernel.akita_events`."""
-    source = trace.source(path, tally, options)
-    checked, origin = check_mapping(mapping), check_origin(origin_ns)
+    source = trace.source(path, tally, options.reader_options())
+    checked, origin = check_mapping(mapping), check_origin(options.origin_ns)
     _, records = trace.fmt.read(source)
     return akita_events(records, checked, origin_ns=origin, tally=tally)
 
@@ -199,7 +205,9 @@ def diagnose(tally: Tally, mapping: Mapping[str, str], path: str, trace_format: 
 
 
 def conform_file(host: Host, path: str | PathLike[str], **options: Any) -> ConformanceReport:
-    """:func:`conform_stream` on the file at *path* (keyword *options* as there)."""
+    """:func:`conform_stream` on the file at *path*: *options* are the fields of
+    :class:`~.options.ConformOptions` as keywords (or ``options=`` a record), and
+    ``progress`` and ``timeline``, as there."""
     with open(path, "rb") as stream:
         return conform_stream(host, stream, path=str(path), **options)
 

@@ -567,7 +567,7 @@ def _inflate(trace: _Trace, data: bytes, size: int, where: str) -> bytes:
     name, factory, error = trace.codec
     inflater = factory()
     try:
-        out = inflater.decompress(data, size + 1)
+        out: bytes = inflater.decompress(data, size + 1)
     except error:
         raise KernelTraceError("compressed data", f"{len(data)} bytes that are not {name} data",
                                f"{name}-compressed data", path=where) from None

@@ -252,7 +252,8 @@ def is_xentrace(first_bytes: bytes) -> bool:
     if len(first_bytes) < _CHUNK.size:
         return False
     header, cpu, window = _CHUNK.unpack_from(first_bytes)
-    return header == _CHUNK_HEADER and 0 <= cpu < MAX_CPUS and window > 0 and window % 4 == 0
+    return bool(header == _CHUNK_HEADER and 0 <= cpu < MAX_CPUS and window > 0
+                and window % 4 == 0)
 
 
 def read_xentrace(stream: BinaryIO, *, path: str, cpu_hz: int,
@@ -528,7 +529,7 @@ def _cpu_records(capture: _Capture, cpu: int, chunk: int, firsts: list[int],
             path=capture.where(pending[1]))
 
 
-def _extend(words: array, data: bytes) -> None:
+def _extend(words: array[int], data: bytes) -> None:
     """Append the little-endian words of *data* to *words*."""
     if _SWAP:
         fresh = array(_WORD, data)
@@ -580,7 +581,7 @@ def _bad_runstate(capture: _Capture, offset: int, h: int, event: int, tsc: int) 
 
 
 def _not_after_switch(capture: _Capture, cpu: int, pending: tuple[int, int, int, int],
-                      words: array, at: int, h: int, event: int, tsc: int) -> NoReturn:
+                      words: array[int], at: int, h: int, event: int, tsc: int) -> NoReturn:
     """Refuse the switch *pending*: the next record is not its previous vCPU's runstate change.
 
     *at* indexes that record's data in *words*; *h*, *event* and *tsc* are its header
@@ -600,7 +601,7 @@ def _not_after_switch(capture: _Capture, cpu: int, pending: tuple[int, int, int,
     raise KernelTraceError("TRC_SCHED_SWITCH", got, expected, path=capture.where(offset))
 
 
-def _refuse_record(capture: _Capture, cpu: int, offset: int, words: array, data: int, h: int,
+def _refuse_record(capture: _Capture, cpu: int, offset: int, words: array[int], data: int, h: int,
                    event: int) -> NoReturn:
     """Refuse a ``TRC_LOST_RECORDS`` record, or a CPU-change record inside a window."""
     if event == _CPU_CHANGE:
