@@ -173,19 +173,23 @@ def _xentrace(source: Source) -> Read:
 _SCHED_EVENTS = ("-e sched_switch -e sched_wakeup -e sched_wakeup_new -e sched_migrate_task")
 
 register(Format(
-    "jsonl", "JSON Lines", "a JSON Lines trace (a header line)", "a JSON Lines header", False,
-    lambda first: first.lstrip().startswith("{"), _jsonl, False))
+    "jsonl", title="JSON Lines", described="a JSON Lines trace (a header line)",
+    first="a JSON Lines header", binary=False, sniff=lambda first: first.lstrip().startswith("{"),
+    read=_jsonl, kernel=False))
 register(Format(
-    "ftrace", "ftrace text (kernel trace, trace-cmd report, perf script, systrace)",
-    "ftrace text", "an ftrace line ('# tracer: ...', 'cpus=N', systrace HTML, or "
-    "'comm-pid [cpu] ... seconds: event: ...')", False, looks_like_ftrace, _ftrace, True,
-    f"trace-cmd record {_SCHED_EVENTS} (or enable those events under /sys/kernel/tracing)",
-    tally=FtraceTally))
+    "ftrace", title="ftrace text (kernel trace, trace-cmd report, perf script, systrace)",
+    described="ftrace text", first="an ftrace line ('# tracer: ...', 'cpus=N', systrace HTML, "
+    "or 'comm-pid [cpu] ... seconds: event: ...')", binary=False, sniff=looks_like_ftrace,
+    read=_ftrace, kernel=True, recording=f"trace-cmd record {_SCHED_EVENTS} (or enable those "
+    "events under /sys/kernel/tracing)", tally=FtraceTally))
 register(Format(
-    "trace.dat", "trace-cmd's trace.dat", "a trace.dat", "", True, is_tracedat, _tracedat,
-    True, f"trace-cmd record {_SCHED_EVENTS}", "event", frozenset({"buffer"})))
+    "trace.dat", title="trace-cmd's trace.dat", described="a trace.dat", first="", binary=True,
+    sniff=is_tracedat, read=_tracedat, kernel=True,
+    recording=f"trace-cmd record {_SCHED_EVENTS}", unit="event", options=frozenset({"buffer"})))
 register(Format(
-    "xentrace", "Xen's xentrace", "a xentrace file", "", True, is_xentrace, _xentrace, True,
-    "xentrace -e 0x0002f000 (the whole TRC_SCHED class) -S 256 FILE", "event",
-    frozenset({"cpu_hz"}), {"cpu_hz": "for a xentrace capture, the cycle counter's frequency "
-                                      "in Hz (xl info's cpu_mhz x 10**6)"}))
+    "xentrace", title="Xen's xentrace", described="a xentrace file", first="", binary=True,
+    sniff=is_xentrace, read=_xentrace, kernel=True,
+    recording="xentrace -e 0x0002f000 (the whole TRC_SCHED class) -S 256 FILE", unit="event",
+    options=frozenset({"cpu_hz"}), required={"cpu_hz": "for a xentrace capture, the cycle "
+                                             "counter's frequency in Hz (xl info's cpu_mhz x "
+                                             "10**6)"}))

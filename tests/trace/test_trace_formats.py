@@ -23,6 +23,7 @@ from akita.trace.formats import FORMATS, Format, format_names, kernel_formats, r
 from akita.trace.ftrace import sched_events
 from akita.trace.opening import open_trace
 from hosts import MUTANT_HOST
+from repo import DOCS
 from kernel_render import render_ftrace_text
 from toysched import looks_like_toysched, read_toysched, toysched_lines
 
@@ -32,8 +33,9 @@ MS = 1_000_000
 @pytest.fixture
 def toy():
     """The toy format, registered for the test (one line), and removed after it."""
-    fmt = register(Format("toysched", "a toy scheduler log", "a toysched log", "'toysched 1'",
-                          False, looks_like_toysched, read_toysched, True, "toysched -o FILE"))
+    fmt = register(Format("toysched", title="a toy scheduler log", described="a toysched log",
+                          first="'toysched 1'", binary=False, sniff=looks_like_toysched,
+                          read=read_toysched, kernel=True, recording="toysched -o FILE"))
     try:
         yield fmt
     finally:
@@ -109,3 +111,13 @@ def test_the_shipped_formats_and_their_order():
     assert {name: fmt.unit for name, fmt in FORMATS.items()} == {
         "jsonl": "line", "ftrace": "line", "trace.dat": "event", "xentrace": "event"}
     assert all(fmt.recording for fmt in FORMATS.values() if fmt.kernel)
+
+
+def test_the_docs_table_lists_every_registered_format(toy, tmp_path, monkeypatch):
+    """The table of docs/conform.rst is written from the registry, a toy format included."""
+    monkeypatch.syspath_prepend(str(DOCS / "_ext"))
+    from trace_formats import write_table
+
+    text = write_table(tmp_path).read_text()
+    assert all(f"``{name}``" in text for name in FORMATS) and "``toysched``" in text
+    assert "a toy scheduler log" in text and "``toysched -o FILE``" in text
