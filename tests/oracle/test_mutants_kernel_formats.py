@@ -1,7 +1,7 @@
 """Mutants through the kernel trace formats: each names what the same JSON Lines events name.
 
 A kernel or hypervisor trace records who runs, who blocks and who wakes, and
-nothing else (``oracle/kernel.py``).  So the oracle can judge a kernel trace
+nothing else (``trace/kernel.py``).  So the oracle can judge a kernel trace
 no better than the JSON Lines trace cut down to the same events,
 ``strip(lines, {"dispatch", "idle"})`` (``oracle/mutation.py``).  This module
 shows it judges it no worse either, in each kernel format: for the reference
