@@ -22,10 +22,10 @@ from typing import IO, Any, Mapping
 
 from akita.model import Host
 from akita.model.errors import ParameterError
-from akita.oracle.files import TraceFormat, open_trace
-from akita.oracle.kernel import Tally, check_mapping
 from akita.oracle.phases import host_phases
-from akita.reference.trace import TraceError
+from akita.trace.jsonl import TraceError
+from akita.trace.kernel import Tally, check_mapping
+from akita.trace.opening import open_trace
 
 from .accumulate import Accumulator, Declared, Recorder
 from .result import Analysis
@@ -63,7 +63,7 @@ def declared_of_header(header: Mapping[str, Any], path: str) -> dict[str, Declar
 
 
 def analyze_stream(stream: IO[Any], *, path: str = "<trace>", host: Host | None = None,
-                   trace_format: TraceFormat = "auto", trace_map: Mapping[str, str] | None = None,
+                   trace_format: str = "auto", trace_map: Mapping[str, str] | None = None,
                    window: int | None = None, cpu_hz: int | None = None,
                    buffer: str | None = None, origin_ns: int | None = None,
                    recorder: Recorder | None = None) -> Analysis:

@@ -1,6 +1,6 @@
 """Feeding a trace of any format the oracle reads to an :class:`~.accumulate.Accumulator`.
 
-The readers are the oracle's (:func:`akita.oracle.files.open_trace`): JSON
+The readers are the trace formats' (:func:`akita.trace.opening.open_trace`): JSON
 Lines, Linux scheduler text (the kernel's ``trace``, ``trace-cmd report``,
 ``perf script``, systrace), trace-cmd's ``trace.dat`` and Xen's
 ``xentrace``, compressed or not.  What differs is how a task is named:
@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
-from akita.oracle.kernel import KernelTraceError, SchedEvent, Task
-from akita.reference.trace import TraceError
+from akita.trace.kernel import KernelTraceError, SchedEvent, Task
+from akita.trace.jsonl import TraceError
 
 from .accumulate import Accumulator
 

@@ -109,10 +109,10 @@ def worker_render(path: str, fmt: str, out: str) -> dict:
 def worker_kernel(path: str, mode: str) -> dict:
     """``read``: the reader of *path*'s format alone; ``conform``: the whole check."""
     from akita.oracle import conform_file
-    from akita.oracle.ftrace import sched_events
-    from akita.oracle.tracedat import read_tracedat
-    from akita.oracle.xentrace import read_xentrace
-    from akita.reference.trace import text_lines
+    from akita.trace.ftrace import sched_events
+    from akita.trace.tracedat import read_tracedat
+    from akita.trace.xentrace import read_xentrace
+    from akita.trace.jsonl import text_lines
 
     with open(path + ".json", encoding="utf-8") as options:
         given = json.load(options)

@@ -19,6 +19,7 @@ extensions.append("proof_manifest")
 extensions.append("sphinx.ext.doctest")  # examples run by the doctest builder
 extensions.append("cli_reference")  # docs/_generated/cli-reference.rst from akita.cli
 extensions.append("state_graphs")  # docs/_generated/state-graphs/ from akita.model.transitions
+extensions.append("trace_formats")  # docs/_generated/trace-formats.rst from akita.trace.formats
 
 # Document members in the order the source defines them.
 autodoc_member_order = "bysource"

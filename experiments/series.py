@@ -3,7 +3,7 @@
 A pCPU runs the vCPU of its last ``dispatch`` until its next ``dispatch``
 or ``idle`` (:doc:`/trace-format`); summing those spans into windows of
 ``window`` ns gives each VM's share of one pCPU per window, exactly.  The
-trace is read as a stream by :func:`akita.reference.trace.open_trace`, so a
+trace is read as a stream by :func:`akita.trace.jsonl.open_trace`, so a
 malformed line is refused with its file, line and field.
 
 A ``complete`` event names the job's ``arrival``: :func:`mean_rtt` gives
@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from fractions import Fraction
 
-from akita.reference.trace import count, field, located, open_trace
+from akita.trace.jsonl import count, field, located, open_trace
 
 __all__ = ["shares_over_time", "mean_rtt"]
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from akita.model import load_host
-from akita.oracle.ftrace import read_ftrace
+from akita.trace.ftrace import read_ftrace
 
 __all__ = ["detection_latencies"]
 

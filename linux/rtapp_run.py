@@ -6,7 +6,7 @@ bounded duration, while a tracefs instance of this process's own
 (``instances/akita-rtapp-PID``, :class:`~akita.linux.wakeups.Instance`, removed on
 every exit path) records ``sched_switch`` and ``sched_wakeup``.  :func:`figures`
 reads the trace with the conformance checker's reader
-(:func:`akita.oracle.ftrace.sched_events`) and gives, per rt-app thread, its CPU
+(:func:`akita.trace.ftrace.sched_events`) and gives, per rt-app thread, its CPU
 time and share over the window in which every thread had started, and its wake-ups
 and the median interval between them (a periodic thread's period).
 
@@ -28,7 +28,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from akita.oracle.ftrace import sched_events
+from akita.trace.ftrace import sched_events
 
 from .programs import Unavailable
 from .wakeups import TRACEFS, Instance

@@ -2,29 +2,31 @@
 
 :class:`Oracle` checks a stream of trace events (:doc:`/trace-format`) and
 reports each decision the rules do not allow as a :class:`Violation` with
-its rule id; :func:`conform` runs it over a whole trace, :func:`conform_file`
-over a file of any format it reads (:data:`FORMATS`: JSON Lines, Linux
-scheduler text, trace-cmd's ``trace.dat``, Xen's ``xentrace``);
+its rule id; :class:`ConformOptions` is what a check is asked, validated
+once; :func:`conform` runs it over a whole trace, :func:`conform_file`
+over a file of any registered format (:data:`FORMATS`, :mod:`akita.trace.formats`:
+JSON Lines, Linux scheduler text, trace-cmd's ``trace.dat``, Xen's ``xentrace``);
 :func:`read_jsonl`, :func:`read_ftrace`, :func:`read_tracedat` and
-:func:`read_xentrace` are the readers;
+:func:`read_xentrace` are the readers (the trace formats' own, :mod:`akita.trace`,
+named here as the oracle's);
 :func:`trace_phases` and :func:`resolve_oracle_phases` say where each
 vCPU's periods start (:mod:`akita.oracle.phases`).
 """
 
-from akita.reference.trace import TraceError
+from akita.trace.ftrace import read_ftrace
+from akita.trace.jsonl import TraceError, read_jsonl
+from akita.trace.tracedat import read_tracedat
+from akita.trace.xentrace import read_xentrace
 
 from .files import FORMATS, FTRACE_REPORTS, conform_file, conform_stream
-from .ftrace import read_ftrace
-from .tracedat import read_tracedat
-from .xentrace import read_xentrace
-from .jsonl import read_jsonl
+from .options import ConformOptions
 from .oracle import DECISIONS, INPUTS, Oracle
 from .phases import PhaseError, resolve_oracle_phases, trace_phases
 from .report import CONFORMANT, VIOLATIONS, ConformanceReport, conform
 from .violation import RULE_TITLES, Violation
 
 __all__ = [
-    "Oracle", "Violation", "ConformanceReport", "conform", "conform_file", "conform_stream",
+    "Oracle", "ConformOptions", "Violation", "ConformanceReport", "conform", "conform_file", "conform_stream",
     "read_jsonl", "read_ftrace", "read_tracedat", "read_xentrace", "FORMATS", "FTRACE_REPORTS", "PhaseError", "trace_phases", "resolve_oracle_phases",
     "TraceError", "DECISIONS", "INPUTS", "RULE_TITLES", "CONFORMANT", "VIOLATIONS",
 ]

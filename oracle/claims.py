@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import attrs
 
-from akita.reference.trace import TraceError
+from akita.trace.jsonl import TraceError
+from akita.trace.kernel import ascii_digits
 
-from .kernel import ascii_digits
 from .validation import DECISIONS
 
 __all__ = ["Claims", "capture_claims", "PREFIX"]

@@ -21,14 +21,14 @@ from __future__ import annotations
 import io
 from collections import Counter
 from functools import partial
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 import attrs
 from akita.model import Host, first_fit
 from akita.reference.mutants import MUTANTS, Mutant, simulate_mutant
 from akita.reference.policies import AkitaPolicy
 from akita.reference.simulator import Simulator
-from akita.reference.trace import read_trace
+from akita.trace.jsonl import read_trace
 
 from .oracle import DECISIONS
 from .phases import trace_phases
@@ -56,14 +56,14 @@ class MutantScore:
     diverged: int = 0
     flagged: int = 0
     named: int = 0
-    first: Counter = attrs.Factory(Counter)
-    rules: Counter = attrs.Factory(Counter)
+    first: Counter[str] = attrs.Factory(Counter)
+    rules: Counter[str] = attrs.Factory(Counter)
 
     @property
     def killed(self) -> bool:
         return self.named > 0
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, Any]:
         return {"mutant": self.name, "rule": self.rule, "diverged": self.diverged,
                 "flagged": self.flagged, "named": self.named, "killed": self.killed,
                 "first_rules": dict(sorted(self.first.items())),
@@ -76,7 +76,7 @@ class MutationReport:
 
     hosts: int = 0
     reference_passed: int = 0
-    false_alarms: list = attrs.Factory(list)
+    false_alarms: list[dict[str, Any]] = attrs.Factory(list)
     mutants: list[MutantScore] = attrs.Factory(list)
 
     @property
@@ -84,7 +84,7 @@ class MutationReport:
         """(mutants killed, mutants)."""
         return sum(m.killed for m in self.mutants), len(self.mutants)
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, Any]:
         killed, total = self.score
         return {"hosts": self.hosts, "reference_passed": self.reference_passed,
                 "false_alarms": self.false_alarms, "killed": killed, "mutants_total": total,

@@ -34,7 +34,7 @@ never later ones), and the line of the last of them.  Violations are kept
 and listed in the order they began -- by time, then by trace line -- so a
 cause comes before its consequences, whichever was noticed first.
 
-Lost events.  A kernel's trace may lack records (:mod:`akita.oracle.kernel`, "Lost
+Lost events.  A kernel's trace may lack records (:mod:`akita.trace.kernel`, "Lost
 events"): a ``lost`` event of a pCPU at ``t`` says its state from ``since``
 to ``t`` is unknown.  With ``resync`` (kernel traces), violations are held
 per pCPU until the pCPU's next decision confirms the oracle's account (a
@@ -72,12 +72,13 @@ import attrs
 from akita.model import Host, Placement, first_fit
 from akita.model.edf_vd import virtual_deadline_factor
 from akita.model.rules import RULE_SETS
-from akita.reference.trace import TraceError
+from akita.trace.jsonl import TraceError
 
 from .linux_rules import POLICY as LINUX_POLICY
 from .linux_rules import LinuxRules
 from .budgets import BudgetAudit, isolation
 from .findings import Finding, dispatch_finding, mode_finding, ns, temperature_finding
+from .options import ConformOptions
 from .phases import resolve_oracle_phases
 from .shadow import Choice, ShadowCPU, ShadowVCPU, allowed, fifo_tie, host_tie
 from .validation import DECISIONS, INPUTS, LOST, validate
@@ -147,28 +148,33 @@ class Oracle:
     #: How many lost events are kept with their instants.
     LOST_SHOWN = 20
 
-    def __init__(self, host: Host, *, tolerance: int = 0, ties: str = "any",
-                 reports: Iterable[str] = DECISIONS, keep: int = 10, window: int = 8,
-                 policy: str = "akita", phases: Mapping[str, int] | None = None,
-                 placement: Placement | None = None, resync: bool = False,
-                 tick_ns: int | None = None) -> None:
-        reports = frozenset(reports)
-        if policy not in POLICIES:
-            raise TraceError("policy", policy, f"one of {', '.join(POLICIES)}")
-        if not {"dispatch", "idle"} <= reports <= DECISIONS:
-            raise TraceError("reports", sorted(reports),
-                             "a subset of the decision kinds with dispatch and idle")
-        if ties not in ("any", "strict"):
-            raise TraceError("ties", ties, '"any" or "strict"')
-        if not isinstance(tolerance, int) or tolerance < 0:
-            raise TraceError("tolerance", tolerance, "a duration >= 0")
+    def __init__(self, host: Host, options: ConformOptions | None = None, *,
+                 phases: Mapping[str, int] | None = None, placement: Placement | None = None,
+                 resync: bool = False, tick_ns: int | None = None, **keywords: Any) -> None:
+        """Ready to check a trace of *host* under *options* (or the keywords that make them:
+        ``tolerance``, ``ties``, ``reports``, ``keep``, ``window``, ``policy``;
+        :class:`~.options.ConformOptions`, validated there)."""
         self.host = host
-        self.policy = policy
-        self.modes = policy != "edf"
-        self.tolerance = tolerance
-        self.strict = ties == "strict"
-        self.reports = reports
-        self.keep = keep
+        self._settings(ConformOptions.of(options, keywords), resync)
+        self._host_rules(host)
+        self._shadows(host, placement, phases, tick_ns)
+        self._stream_state()
+        self._tallies()
+
+    def _settings(self, options: ConformOptions, resync: bool) -> None:
+        """What the check was asked: the rule set, the tolerance, the ties, what is kept."""
+        self.options = options
+        self.policy = options.policy or "akita"
+        self.modes = self.policy != "edf"
+        self.tolerance = options.tolerance or 0
+        self.strict = options.ties == "strict"
+        self.reports = frozenset(DECISIONS if options.reports is None else options.reports)
+        self.keep = options.keep
+        self.window = options.window
+        self.resync = resync
+
+    def _host_rules(self, host: Host) -> None:
+        """The host's scheduler options, as the rules read them."""
         options = host.options
         self.initial_temperature = options.initial_temperature
         self.lo_in_hi_mode = options.lo_in_hi_mode
@@ -180,12 +186,16 @@ class Oracle:
                              queue_tie if self.strict else None,
                              capped=options.hi_mode_order == "capped")
         self.queue_tie = queue_tie
+
+    def _shadows(self, host: Host, placement: Placement | None,
+                 phases: Mapping[str, int] | None, tick_ns: int | None) -> None:
+        """The shadow pCPUs and vCPUs, placed, with their first timers."""
         self.cpus = [ShadowCPU(c) for c in range(host.pcpus)]
         #: each vCPU's budget account (:mod:`akita.oracle.budgets`)
         self.budgets = BudgetAudit()
         self.vcpus: dict[str, ShadowVCPU] = {}
         self.rejected: dict[str, str] = {}
-        self._timers: list[list] = [[] for _ in range(host.pcpus)]
+        self._timers: list[list[Any]] = [[] for _ in range(host.pcpus)]
         self.placement = first_fit(host) if placement is None else placement
         #: whose placement R12 compares with: first fit's, or the trace's own.
         self.placed_by = "first fit puts" if placement is None else "the trace first put"
@@ -193,38 +203,48 @@ class Oracle:
         self._inadmissible = [] if placement is None else [
             load for load in placement.pcpus if load.vcpus and not load.verdict.schedulable]
         self._place(host, phases)
-        self.linux = (LinuxRules(list(self.vcpus.values()), tick_ns, tolerance)
-                      if policy == LINUX_POLICY else None)
+        self.linux = (LinuxRules(list(self.vcpus.values()), tick_ns, self.tolerance)
+                      if self.policy == LINUX_POLICY else None)
         for timers in self._timers:
             heapq.heapify(timers)
         self._names = frozenset(self.vcpus) | frozenset(self.rejected)
+        rate = sum((Fraction(1, v.period) for v in self.vcpus.values()), Fraction(0))
+        self._rate = (rate.numerator, rate.denominator) if rate else (0, 1)
+
+    def _stream_state(self) -> None:
+        """Where the reading of the trace stands: the instant open, the events kept for
+        the violations' windows, the findings open and kept."""
         self._open: list[dict[str, Finding]] = [{} for _ in self.cpus]
         #: per pCPU, the earliest instant it has something to do at, as of when it was last
         #: processed (:meth:`_next_point`); only its own events change it.
-        self._next: list[int | float] = [-1] * host.pcpus
-        self._ok = [True] * host.pcpus
+        self._next: list[int | float] = [-1] * self.host.pcpus
+        self._ok = [True] * self.host.pcpus
         self._t = 0
         self._buffer: list[dict[str, Any]] = []
-        self.window = window
         #: the last events of the instants closed (their positions in the trace
         #: are consecutive, the last one :attr:`_closed_events`).
-        self._recent: deque[dict[str, Any]] = deque(maxlen=window + 64)
+        self._recent: deque[dict[str, Any]] = deque(maxlen=self.window + 64)
         self._closed_events = 0
         #: the events of the instant being closed, once its rule points before it are done.
         self._current: list[dict[str, Any]] = []
         self._kept: list[tuple[int, int, int, int, Violation]] = []  # a max-heap by time
         self._first: dict[str, tuple[int, int, int, int, Violation]] = {}  # each rule's first
         self._found = 0
-        rate = sum((Fraction(1, v.period) for v in self.vcpus.values()), Fraction(0))
-        self._rate = (rate.numerator, rate.denominator) if rate else (0, 1)
         self._safe = -1  # every time up to this one is within the span allowed so far
+        self._new: list[Violation] = []
+        self._misplaced: set[str] = set()
+        self._closed = False
+        #: per pCPU: violations held until a decision confirms them, ``(violation,
+        #: position, rank)``; and the span ``[since, until)`` whose violations are withheld.
+        self._held: list[list[tuple[Violation, int, int]]] = [[] for _ in self.cpus]
+        self._blind: list[tuple[int, int] | None] = [None] * self.host.pcpus
+
+    def _tallies(self) -> None:
+        """What the check has counted so far."""
         #: the vCPUs the trace names.
         self.seen: set[str] = set()
         #: the time of the first event, if any.
         self.start: int | None = None
-        self._new: list[Violation] = []
-        self._misplaced: set[str] = set()
-        self._closed = False
         #: how many violations of each rule were found.
         self.counts: Counter[str] = Counter()
         #: deviations put right (or off by) within the tolerance, by rule, and the largest.
@@ -235,17 +255,12 @@ class Oracle:
         self.ambiguous = 0
         self.checks = 0
         self.end = 0
-        self.resync = resync
         #: lost events read, the first :data:`LOST_SHOWN` of them, and the records they
         #: say the capture lost.
         self.lost = 0
         self.lost_at: list[dict[str, Any]] = []
         #: violations withheld because a lost event explains them, by rule.
         self.withheld: Counter[str] = Counter()
-        #: per pCPU: violations held until a decision confirms them, ``(violation,
-        #: position, rank)``; and the span ``[since, until)`` whose violations are withheld.
-        self._held: list[list[tuple[Violation, int, int]]] = [[] for _ in self.cpus]
-        self._blind: list[tuple[int, int] | None] = [None] * host.pcpus
 
     def _place(self, host: Host, claimed: Mapping[str, int] | None) -> None:
         """Each admitted vCPU on its pCPU (first fit's, R12, unless the placement is
@@ -655,7 +670,7 @@ class Oracle:
             self._now("R3", t, e["cpu"], (f"budget {ns(v.budget)} left",), "exhausted",
                       f"{v.name} is reported out of budget at {ns(t)} with {ns(v.budget)} left", e)
 
-    def _compare(self, e: dict[str, Any], t: int, field: str, expected, rule: str,
+    def _compare(self, e: dict[str, Any], t: int, field: str, expected: Any, rule: str,
                  what: str) -> None:
         if field not in e:
             return

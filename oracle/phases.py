@@ -43,7 +43,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from akita.model import Host, format_duration
-from akita.reference.trace import TraceError
+from akita.trace.jsonl import TraceError
 
 __all__ = ["PhaseError", "host_phases", "trace_phases", "resolve_oracle_phases",
            "PHASE_SOURCES"]
@@ -64,7 +64,7 @@ _HOW = ('declare each VM\'s phase in the host file (phase = "3ms" in its [[vm]] 
 class PhaseError(TraceError):
     """The oracle cannot know, or is told two different, period grids of a VM.
 
-    A :class:`~akita.reference.trace.TraceError` (so a
+    A :class:`~akita.trace.jsonl.TraceError` (so a
     :class:`~akita.model.errors.ModelError`): the command line prints it on
     one line and exits with status 2.
     """

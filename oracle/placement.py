@@ -68,7 +68,7 @@ def trace_placement(host: Host, first: dict[str, int]) -> Placement:
     """
     fitted = first_fit(host)
     test = ADMISSION_TESTS[host.test]
-    loads: list[list] = [[] for _ in range(host.pcpus)]
+    loads: list[list[Any]] = [[] for _ in range(host.pcpus)]
     answers = []
     for answer in fitted.vms:
         vcpus = answer.vm.all_vcpus()

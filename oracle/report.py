@@ -19,11 +19,12 @@ from typing import Any, Callable, Iterable, Mapping, TextIO
 
 import attrs
 from akita.model import Host, format_duration
-from akita.reference.timeline import Timeline
-from akita.reference.trace import TraceError
+from akita.trace.jsonl import TraceError
+from akita.trace.timeline import Timeline
 
-from .oracle import DECISIONS, Oracle
-from .placement import PLACEMENTS, PlacementMode, look_ahead, trace_placement
+from .options import ConformOptions
+from .oracle import Oracle
+from .placement import look_ahead, trace_placement
 from .violation import Violation
 
 __all__ = ["ConformanceReport", "conform", "CONFORMANT", "VIOLATIONS", "NOTHING"]
@@ -66,7 +67,7 @@ class ConformanceReport:
     tolerated: dict[str, tuple[int, int]] = attrs.Factory(dict)
     #: the VMs of the host that declare an IO quality (R14, :mod:`akita.model.ioq`).
     ioq_vms: tuple[str, ...] = ()
-    #: holes in the trace's records (``lost`` events, :mod:`akita.oracle.kernel`), the first of them
+    #: holes in the trace's records (``lost`` events, :mod:`akita.trace.kernel`), the first of them
     #: with their instants, and the violations they explain, withheld, by rule.
     lost: int = 0
     lost_at: tuple[dict[str, Any], ...] = ()
@@ -255,26 +256,27 @@ def _rule_order(rule: str) -> int:
     return int(rule[1:])
 
 
-def conform(host: Host, events: Iterable[dict[str, Any]], *, end: int | None = None,
-            tolerance: int = 0, ties: str = "any", reports: Iterable[str] = DECISIONS,
-            keep: int = 10, window: int = 8, path: str = "<trace>",
+def conform(host: Host, events: Iterable[dict[str, Any]],
+            options: ConformOptions | None = None, *, path: str = "<trace>",
             progress: Callable[[int], None] | None = None,
-            policy: str = "akita", phases: Mapping[str, int] | None = None,
-            tolerance_source: str = "given", tick_ns: int | None = None,
-            placement: PlacementMode = "first-fit",
-            timeline: TextIO | None = None, unit: str = "line",
-            resync: bool = False) -> ConformanceReport:
+            phases: Mapping[str, int] | None = None, tolerance_source: str = "given",
+            tick_ns: int | None = None, timeline: TextIO | None = None, unit: str = "line",
+            resync: bool = False, **keywords: Any) -> ConformanceReport:
     """Check every event of a trace of *host*; events may carry their ``line``.
 
-    :param end: the end of the traced span (a JSONL header's
-        ``duration_ns``); obligations still open then are judged at it.
+    :param options: what is checked (:class:`~.options.ConformOptions`; or the
+        keywords that make them).  Of its fields this uses ``end`` (the end of
+        the traced span, a JSONL header's ``duration_ns``: obligations still
+        open then are judged at it), ``placement`` (``"first-fit"`` judges R12
+        against first fit; ``"trace"`` takes each vCPU's pCPU from its first
+        event, :mod:`akita.oracle.placement`) and what the
+        :class:`~.oracle.Oracle` uses; the trace's format and reader options
+        are :func:`~.files.conform_stream`'s.
     :param progress: called with the number of events read, every 65,536.
     :param phases: the phases the trace claims (a JSONL header's,
         :func:`~akita.oracle.phases.trace_phases`), merged with the host's declarations.
-    :param placement: ``"first-fit"`` judges R12 against first fit; ``"trace"``
-        takes each vCPU's pCPU from its first event (:mod:`akita.oracle.placement`).
     :param timeline: if given, the trace is written to it as a Perfetto timeline
-        (:class:`akita.reference.timeline.Timeline`) with every violation marked
+        (:class:`akita.trace.timeline.Timeline`) with every violation marked
         at the instant it began on its pCPU's track (the first
         :data:`TIMELINE_MARKS`; the rest are counted in ``otherData``).
     :param unit: what an event's ``line`` counts: ``"line"`` (a text trace's
@@ -285,8 +287,11 @@ def conform(host: Host, events: Iterable[dict[str, Any]], *, end: int | None = N
     :raises PhaseError: before any event is read, when a VM's phase is
         unknown or claimed other than declared (:mod:`akita.oracle.phases`).
     """
-    if placement not in PLACEMENTS:
-        raise TraceError("placement", placement, f"one of {', '.join(PLACEMENTS)}")
+    try:
+        options = ConformOptions.of(options, keywords)
+    except TraceError as error:
+        raise error.located(path=path) from None
+    placement = options.placement
     stream = iter(events)
     given = None
     if placement == "trace":
@@ -295,9 +300,8 @@ def conform(host: Host, events: Iterable[dict[str, Any]], *, end: int | None = N
         given = trace_placement(host, first)
         stream = chain(head, stream)
     try:
-        oracle = Oracle(host, tolerance=tolerance, ties=ties, reports=reports, keep=keep,
-                        window=window, policy=policy, phases=phases, placement=given,
-                        resync=resync, tick_ns=tick_ns)
+        oracle = Oracle(host, options, phases=phases, placement=given, resync=resync,
+                        tick_ns=tick_ns)
     except TraceError as error:
         raise error.located(path=path) from None
     marks = _Marks(timeline, host.pcpus, path)
@@ -315,7 +319,7 @@ def conform(host: Host, events: Iterable[dict[str, Any]], *, end: int | None = N
         if progress is not None and count % 65536 == 0:
             progress(count)
     try:
-        marks.add(oracle.close(end))
+        marks.add(oracle.close(options.end))
     except TraceError as error:
         raise error.located(path=path) from None
     marks.end(oracle.end)
@@ -323,8 +327,9 @@ def conform(host: Host, events: Iterable[dict[str, Any]], *, end: int | None = N
     return ConformanceReport(
         verdict=verdict, events=oracle.events,
         decisions=oracle.decisions, ambiguous=oracle.ambiguous, checks=oracle.checks,
-        end=oracle.end, tolerance=tolerance, ties=ties, reports=tuple(sorted(oracle.reports)),
-        counts=dict(oracle.counts), violations=tuple(oracle.violations), policy=policy,
+        end=oracle.end, tolerance=oracle.tolerance, ties=options.ties,
+        reports=tuple(sorted(oracle.reports)), counts=dict(oracle.counts),
+        violations=tuple(oracle.violations), policy=oracle.policy,
         start=oracle.start, vcpus_seen=len(oracle.seen),
         vcpus_declared=len(oracle.vcpus) + len(oracle.rejected),
         phases=dict(oracle.phases), phase_source=oracle.phase_source,

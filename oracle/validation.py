@@ -7,7 +7,7 @@ is an exact number of ns written ``"p"`` or ``"p/q"`` (:doc:`/trace-format`).
 Every field's type is checked before its value is used, so a value of any
 JSON type (a list where a name belongs, an object where a kind belongs) is
 a located error, never a crash.
-A malformed event raises :class:`~akita.reference.trace.TraceError`, which
+A malformed event raises :class:`~akita.trace.jsonl.TraceError`, which
 the readers locate at its line.
 """
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from akita.reference.trace import TraceError
+from akita.trace.jsonl import TraceError
 
 __all__ = ["INPUTS", "DECISIONS", "LOST", "validate"]
 
@@ -24,7 +24,7 @@ __all__ = ["INPUTS", "DECISIONS", "LOST", "validate"]
 INPUTS = frozenset({"wake", "block", "complete"})
 #: Events that are its decisions and bookkeeping.
 DECISIONS = frozenset({"dispatch", "idle", "mode", "temperature", "release", "exhaust"})
-#: An event about the trace itself: records of a pCPU were not written (:mod:`akita.oracle.kernel`).
+#: An event about the trace itself: records of a pCPU were not written (:mod:`akita.trace.kernel`).
 LOST = "lost"
 
 #: Events with no field to check but their vCPU, and events with values to check.

@@ -123,7 +123,7 @@ def reference_schedule(host_file: Path, pcpu: TickPCPU, horizon: int,
     from akita.model import first_fit
     from akita.reference.policies import POLICIES
     from akita.reference.simulator import Simulator
-    from akita.reference.trace import read_trace
+    from akita.trace.jsonl import read_trace
 
     tick = pcpu.tick
     trace = io.StringIO()

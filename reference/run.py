@@ -59,7 +59,7 @@ def simulate(
             result = Simulator(host, placement, scheduler, duration=duration, seed=seed,
                                trace=trace, progress=progress, guest=guest).run()
         if timeline_path is not None:
-            from .timeline import main_timeline
+            from akita.trace.timeline import main_timeline
 
             main_timeline(trace_path, timeline_path)
         return result

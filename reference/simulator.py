@@ -47,7 +47,7 @@ from .iopath import IOPaths
 from .misses import MissAccount
 from .guest_hook import GuestHook
 from .policy import Policy
-from .trace import TraceWriter
+from akita.trace.jsonl import TraceWriter
 from .vcpu_state import ENDLESS, VCPUState
 from .workloads import arrivals as workload_arrivals
 

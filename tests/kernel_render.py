@@ -1,7 +1,7 @@
 """A JSON Lines trace rendered as each kernel trace the oracle reads: ftrace, trace.dat, xentrace.
 
 A kernel or hypervisor records only who a CPU switched to, whether the one
-it left could still run, and who woke (``oracle/kernel.py``).
+it left could still run, and who woke (``trace/kernel.py``).
 :func:`kernel_schedule` cuts a simulator trace (``docs/trace-format.rst``)
 down to exactly that: from its ``wake``, ``block``, ``dispatch`` and ``idle``
 events, a :class:`Schedule` of :class:`Switch` and :class:`Wakeup` records

@@ -3,7 +3,7 @@
 Read from the code, never typed by hand:
 
 * **implementation**, **Z3 encoding** and **oracle**: each module of
-  ``akita.model``, ``akita.reference`` and ``akita.oracle`` may declare
+  ``akita.model``, ``akita.reference``, ``akita.trace`` and ``akita.oracle`` may declare
   ``__rules__ = {"R4": ("AkitaPolicy.pick", ...)}``; names are resolved, so a
   renamed function breaks the table (and ``tests/docs/test_traceability.py``).
   Modules under ``akita.model.smt`` are the Z3 encodings, modules of
@@ -38,7 +38,7 @@ from akita.model.rules import RULES, rule_ids
 __all__ = ["RuleTrace", "trace_rules", "gaps", "unresolved", "PACKAGES"]
 
 #: The packages whose modules may declare ``__rules__``.
-PACKAGES = ("akita.model", "akita.reference", "akita.oracle")
+PACKAGES = ("akita.model", "akita.reference", "akita.trace", "akita.oracle")
 
 #: Declarations in these packages fill the Z3 encoding and the oracle columns.
 _ENCODING, _ORACLE = "akita.model.smt", "akita.oracle"

@@ -9,10 +9,10 @@ import pytest
 from akita.analysis import analyze_file, analyze_stream
 from akita.model import load_host
 from akita.model.host_file import load_conform
-from akita.oracle.ftrace import parse_seconds
-from akita.oracle.kernel import KernelTraceError
+from akita.trace.ftrace import parse_seconds
+from akita.trace.kernel import KernelTraceError
 from akita.reference.run import simulate
-from akita.reference.trace import TraceError
+from akita.trace.jsonl import TraceError
 from kernel_render import RENDERERS
 from repo import EXAMPLES, ROOT
 

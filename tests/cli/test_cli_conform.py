@@ -444,7 +444,7 @@ def test_compressed_traces_are_read(tmp_path, capsys):
 
 
 def test_zstd_without_a_decoder_is_one_line(tmp_path, capsys):
-    from akita.oracle.compressed import _zstd
+    from akita.trace.compressed import _zstd
     if _zstd() is not None:
         pytest.skip("this Python has a zstd decoder")
     path = tmp_path / "fit.txt.zst"

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from akita.oracle import TraceError
-from akita.oracle.ftrace import read_ftrace
+from akita.trace.ftrace import read_ftrace
 from cli_run import run_cli, spec_file
 from repo import EXAMPLES
 

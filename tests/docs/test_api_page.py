@@ -7,7 +7,7 @@ import re
 from repo import DOCS
 
 #: The packages of the ``akita`` namespace (each mapped from its own folder).
-PACKAGES = ("akita", "akita.model", "akita.reference", "akita.proofs", "akita.oracle",
+PACKAGES = ("akita", "akita.model", "akita.reference", "akita.proofs", "akita.trace", "akita.oracle",
             "akita.experiments", "akita.sweep", "akita.fleet", "akita.guest",
             "akita.disk", "akita.linux", "akita.analysis")
 

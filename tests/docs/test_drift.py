@@ -34,7 +34,7 @@ def test_every_admission_test_is_named_in_the_json_keys():
 def test_the_readme_counts_its_folders():
     index = (DOCS / "index.rst").read_text(encoding="utf-8")
     words = {"ten": 10, "eleven": 11, "nine": 9, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
-             "sixteen": 16}
+             "sixteen": 16, "seventeen": 17}
     said = re.search(r"The repository has (\w+) top-level folders", index)[1]
     table = (ROOT / "README.md").read_text()
     listed = re.findall(r"^\| `[^`]+/` \|", table[table.index("## Layout"):], flags=re.M)

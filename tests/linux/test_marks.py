@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from akita.oracle.claims import capture_claims
-from akita.oracle.ftrace import read_ftrace
-from akita.reference.trace import TraceError
+from akita.trace.ftrace import read_ftrace
+from akita.trace.jsonl import TraceError
 
 MAP = {"11": "web/0"}
 LINES = [

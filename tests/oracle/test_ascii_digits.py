@@ -14,11 +14,11 @@ import re
 import pytest
 
 from akita.oracle.claims import capture_claims
-from akita.oracle.eventformat import parse_fields, parse_format
-from akita.oracle.ftrace import read_ftrace, sched_events
-from akita.oracle.kernel import KernelTraceError, ascii_digits
-from akita.oracle.ringbuffer import page_layout
-from akita.reference.trace import TraceError
+from akita.trace.eventformat import parse_fields, parse_format
+from akita.trace.ftrace import read_ftrace, sched_events
+from akita.trace.kernel import KernelTraceError, ascii_digits
+from akita.trace.ringbuffer import page_layout
+from akita.trace.jsonl import TraceError
 from repo import ROOT
 from tracedat_build import HEADER_EVENT, header_page, wakeup_format
 

@@ -6,7 +6,7 @@ import pytest
 
 from akita.model import ModelError
 from akita.oracle import TraceError
-from akita.oracle.ftrace import FtraceError, FtraceTally, parse_seconds, read_ftrace
+from akita.trace.ftrace import FtraceError, FtraceTally, parse_seconds, read_ftrace
 
 SWITCH_IN = (
     "          <idle>-0       [001] d..2.  5123.456789: sched_switch: prev_comm=swapper/1"

@@ -3,7 +3,7 @@
 Every ``sched_switch`` names the task it switches from; where that is not
 the task the CPU's last switch switched to, a switch was not written.  The
 oracle then reports a *lost event* (counted, with its instant), withholds the
-violations the hole explains and resynchronises (akita.oracle.kernel,
+violations the hole explains and resynchronises (akita.trace.kernel,
 akita.oracle.oracle).  Tested on the real SCHED_DEADLINE captures of
 tests/data/sched_deadline: ``fit.txt`` with its wake-to-run switches deleted,
 and ``overrun.txt``, in which the kernel itself left two switches unwritten.
@@ -19,7 +19,7 @@ from repo import ROOT
 
 from akita.model import load_host, loads_host
 from akita.oracle import Oracle, conform_stream
-from akita.oracle.ftrace import parse_seconds, read_ftrace
+from akita.trace.ftrace import parse_seconds, read_ftrace
 from akita.oracle.report import conform
 
 DATA = ROOT / "tests" / "data" / "sched_deadline"
@@ -169,7 +169,7 @@ def test_a_violation_before_the_hole_stays():
     ({"t": 5, "cpu": 0, "event": "lost", "since": 1, "count": -1}, "count"),
 ])
 def test_malformed_lost_events_are_refused(event, field):
-    from akita.reference.trace import TraceError
+    from akita.trace.jsonl import TraceError
     with pytest.raises(TraceError, match=f"'{field}'"):
         run([event])
 
@@ -191,8 +191,8 @@ def test_the_kernels_counter_of_overwritten_records_is_said():
 def test_a_trace_dat_buffers_overrun_counter_is_said(name):
     """trace-cmd saves each CPU's tracefs stats (CPUSTAT options), the instance's after a
     'Buffer: NAME' line; the chosen buffer's overrun is the records it overwrote."""
-    from akita.oracle.kernel import Tally
-    from akita.oracle.tracedat import read_tracedat
+    from akita.trace.kernel import Tally
+    from akita.trace.tracedat import read_tracedat
     data = (ROOT / "tests" / "data" / "instance" / name).read_bytes()
     at = [i for i in range(len(data)) if data.startswith(b"\noverrun: 0\n", i)]
     assert len(at) == 4  # two CPUs of the top buffer, then two of the instance

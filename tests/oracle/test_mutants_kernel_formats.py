@@ -1,7 +1,7 @@
 """Mutants through the kernel trace formats: each names what the same JSON Lines events name.
 
 A kernel or hypervisor trace records who runs, who blocks and who wakes, and
-nothing else (``oracle/kernel.py``).  So the oracle can judge a kernel trace
+nothing else (``trace/kernel.py``).  So the oracle can judge a kernel trace
 no better than the JSON Lines trace cut down to the same events,
 ``strip(lines, {"dispatch", "idle"})`` (``oracle/mutation.py``).  This module
 shows it judges it no worse either, in each kernel format: for the reference
@@ -66,13 +66,13 @@ from fractions import Fraction
 from akita.model import VM, Criticality, Host, SchedulerOptions, Workload
 from akita.model.phases import with_phases
 from akita.oracle.files import FTRACE_REPORTS, conform_stream
-from akita.oracle.ftrace import sched_events
-from akita.oracle.kernel import SchedEvent, Task
+from akita.trace.ftrace import sched_events
+from akita.trace.kernel import SchedEvent, Task
 from akita.oracle.mutation import Check, MutationReport, score_mutants
 from akita.oracle.phases import trace_phases
 from akita.oracle.report import ConformanceReport
-from akita.oracle.tracedat import read_tracedat
-from akita.oracle.xentrace import read_xentrace
+from akita.trace.tracedat import read_tracedat
+from akita.trace.xentrace import read_xentrace
 from akita.reference.mutants import MUTANTS, Mutant, simulate_mutant
 from akita.reference.policies import AkitaPolicy
 from hosts import MUTANT_HOST

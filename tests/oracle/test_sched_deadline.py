@@ -16,7 +16,7 @@ from repo import ROOT
 
 from akita.model import load_host
 from akita.oracle import conform_file
-from akita.oracle.ftrace import parse_seconds
+from akita.trace.ftrace import parse_seconds
 from akita.oracle.tolerance import KERNEL_TOLERANCE_NS
 
 DATA = ROOT / "tests" / "data" / "sched_deadline"

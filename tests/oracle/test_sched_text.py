@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from akita.oracle.ftrace import (FtraceTally, looks_like_ftrace, prev_state_runnable, read_ftrace,
+from akita.trace.ftrace import (FtraceTally, looks_like_ftrace, prev_state_runnable, read_ftrace,
                                  sched_events)
-from akita.oracle.kernel import KernelTraceError, Tally, Task
+from akita.trace.kernel import KernelTraceError, Tally, Task
 from repo import ROOT
 
 DATA = ROOT / "tests" / "data" / "sched_text"

@@ -1,4 +1,4 @@
-"""The trace.dat reader (akita.oracle.tracedat) against trace-cmd's own reading of real files.
+"""The trace.dat reader (akita.trace.tracedat) against trace-cmd's own reading of real files.
 
 Real files (tests/data/README.md, "trace.dat"): ARM-software/trappy's
 ``raw_trace.dat`` (version 6, 2015) with its ``trace-cmd report -N`` text,
@@ -21,9 +21,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from akita.oracle.eventformat import state_mask
-from akita.oracle.kernel import KernelTraceError, SchedEvent, Tally
-from akita.oracle.tracedat import MAGIC, is_tracedat, read_tracedat
+from akita.trace.eventformat import state_mask
+from akita.trace.kernel import KernelTraceError, SchedEvent, Tally
+from akita.trace.tracedat import MAGIC, is_tracedat, read_tracedat
 from tracedat_build import (HEADER_EVENT, PREEMPTED, Parts, build, header_page, page,
                             split_v6, switch_format, switch_record, wakeup_format,
                             wakeup_record)

@@ -16,10 +16,10 @@ from test_tracedat import read_file, report_events, shape
 
 from akita.model import load_host
 from akita.oracle import conform_file
-from akita.oracle.ftrace import parse_seconds
-from akita.oracle.kernel import KernelTraceError, Tally
-from akita.oracle.tracedat import read_tracedat
-from akita.reference.trace import TraceError
+from akita.trace.ftrace import parse_seconds
+from akita.trace.kernel import KernelTraceError, Tally
+from akita.trace.tracedat import read_tracedat
+from akita.trace.jsonl import TraceError
 
 DATA = ROOT / "tests" / "data" / "instance"
 FILES = ["dl.v7.dat", "dl.v6.dat"]

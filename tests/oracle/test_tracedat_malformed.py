@@ -2,9 +2,9 @@
 
 Two classes the command-line fuzzing campaign found (bench/README.md, "bench/fuzz.py --cli"):
 a ``header_page`` whose ``commit`` overlaps its ``timestamp`` (it made
-:func:`~akita.oracle.ringbuffer.page_layout` build an impossible ``struct`` format), and
+:func:`~akita.trace.ringbuffer.page_layout` build an impossible ``struct`` format), and
 an event format that gives a string field (``comm``) an integer type, or an integer field
-(``pid``) a string type (it handed an ``int`` to :func:`~akita.oracle.eventformat.c_string`).
+(``pid``) a string type (it handed an ``int`` to :func:`~akita.trace.eventformat.c_string`).
 Each is checked on the function that owns the structure and on a whole file, where the
 error names the file, the offset of the structure and what was expected; the well-formed
 file next to each is read, so the refusal is the malformation's doing.
@@ -17,10 +17,10 @@ import re
 
 import pytest
 
-from akita.oracle.eventformat import parse_format, record_reader
-from akita.oracle.kernel import KernelTraceError
-from akita.oracle.ringbuffer import page_layout
-from akita.oracle.tracedat import read_tracedat
+from akita.trace.eventformat import parse_format, record_reader
+from akita.trace.kernel import KernelTraceError
+from akita.trace.ringbuffer import page_layout
+from akita.trace.tracedat import read_tracedat
 from tracedat_build import (HEADER_EVENT, Parts, build, header_page, page, switch_format,
                             switch_record, wakeup_format, wakeup_record)
 

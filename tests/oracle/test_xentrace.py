@@ -13,9 +13,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from akita.model.errors import ModelError
-from akita.oracle import xentrace
-from akita.oracle.kernel import KernelTraceError, SchedEvent, Tally, Task, akita_events
-from akita.oracle.xentrace import MAX_CPUS, is_xentrace, read_xentrace
+from akita.trace import xentrace
+from akita.trace.kernel import KernelTraceError, SchedEvent, Tally, Task, akita_events
+from akita.trace.xentrace import MAX_CPUS, is_xentrace, read_xentrace
 
 import xentrace_writer as xw
 from xentrace_writer import BLOCKED, OFFLINE, RUNNABLE, Xen, chunk, record, runstate

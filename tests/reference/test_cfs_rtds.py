@@ -22,7 +22,7 @@ from akita.reference.simulator import Simulator
 
 LO, HI = Criticality.LO, Criticality.HI
 SCHEMA = jsonschema.Draft202012Validator(
-    json.loads((files("akita.reference") / "trace_schema.json").read_text()))
+    json.loads((files("akita.trace") / "trace_schema.json").read_text()))
 
 
 def vm(name, **fields):

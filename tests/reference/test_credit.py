@@ -17,7 +17,7 @@ from akita.reference.run import simulate
 from akita.reference.simulator import Simulator
 
 SCHEMA = jsonschema.Draft202012Validator(
-    json.loads((files("akita.reference") / "trace_schema.json").read_text()))
+    json.loads((files("akita.trace") / "trace_schema.json").read_text()))
 
 
 def vm(name, workload=Workload(), hi=False, **share):

@@ -51,7 +51,7 @@ def test_trace_is_the_golden_one(name, tmp_path):
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_golden_traces_follow_the_published_schema(name):
-    schema = json.loads((files("akita.reference") / "trace_schema.json").read_text())
+    schema = json.loads((files("akita.trace") / "trace_schema.json").read_text())
     validator = jsonschema.Draft202012Validator(schema)
     for line in io.StringIO((GOLDEN / f"{name}.jsonl").read_text()):
         validator.validate(json.loads(line))

@@ -19,7 +19,7 @@ from akita.reference.simulator import Simulator
 HI, LO = Criticality.HI, Criticality.LO
 RT = ("rm", "amc", "edf-vd")
 SCHEMA = jsonschema.Draft202012Validator(
-    json.loads((files("akita.reference") / "trace_schema.json").read_text())
+    json.loads((files("akita.trace") / "trace_schema.json").read_text())
 )
 
 

@@ -8,7 +8,7 @@ from importlib.resources import files
 import jsonschema
 import pytest
 
-from akita.reference.timeline import main_timeline, microseconds, write_timeline
+from akita.trace.timeline import main_timeline, microseconds, write_timeline
 from repo import DOCS
 
 HEADER = {
@@ -59,7 +59,7 @@ def of_phase(document: dict, ph: str) -> list[dict]:
 
 @pytest.fixture(scope="module")
 def validator() -> jsonschema.Draft202012Validator:
-    text = (files("akita.reference") / "trace_schema.json").read_text(encoding="utf-8")
+    text = (files("akita.trace") / "trace_schema.json").read_text(encoding="utf-8")
     schema = json.loads(text)
     jsonschema.Draft202012Validator.check_schema(schema)
     return jsonschema.Draft202012Validator(schema)

@@ -126,7 +126,7 @@ def test_hi_mode_runs_a_hi_vcpu_without_budget_before_lo_work(order, first):
 @pytest.mark.rule("R2")
 def test_the_timeline_carries_the_phases(tmp_path):
     from akita.reference.run import simulate
-    from akita.reference.timeline import main_timeline
+    from akita.trace.timeline import main_timeline
 
     host = Host(1, [VM("a", LO, 10 * MS, 2 * MS, phase=3 * MS), VM("b", LO, 10 * MS, 2 * MS)],
                 options=SchedulerOptions(phases="seeded"))

@@ -11,10 +11,11 @@ import click
 
 from akita.model import ModelError, format_duration, load_host, parse_duration
 from akita.model.host_file import load_conform
-from akita.oracle.files import FORMATS, TraceFormat
+from akita.trace.formats import FORMATS, format_names
 
 from .outputs import writable_file
 from .pictures import gantt_options, gantt_window
+from .trace_flags import as_flags
 
 __all__ = ["analyze"]
 
@@ -26,11 +27,10 @@ PLOT_WINDOW = "10ms"
 @click.argument("trace_path", metavar="TRACE", type=click.Path(dir_okay=False, allow_dash=True))
 @click.argument("host_file", metavar="[HOST.toml]", required=False,
                 type=click.Path(dir_okay=False))
-@click.option("--format", "trace_format", type=click.Choice(list(FORMATS)), default="auto",
+@click.option("--format", "trace_format", type=click.Choice(format_names()), default="auto",
               show_default=True,
-              help="Trace format (auto tells them apart by the first bytes): JSON Lines, "
-                   "ftrace text (kernel trace, trace-cmd report, perf script, systrace), "
-                   "trace.dat, xentrace.")
+              help="Trace format (auto tells them apart by the first bytes): "
+                   + ", ".join(fmt.title for fmt in FORMATS.values()) + ".")
 @click.option("--buffer", default=None, metavar="NAME",
               help="trace.dat: the trace instance to read.")
 @click.option("--cpu-hz", "cpu_hz", type=click.IntRange(10**6), default=None, metavar="HZ",
@@ -50,7 +50,7 @@ PLOT_WINDOW = "10ms"
               help=f"Plot shares per window (default window {PLOT_WINDOW}) and latencies.")
 @gantt_options
 @click.option("--json", "as_json", is_flag=True, help="Print the analysis as JSON on stdout.")
-def analyze(trace_path: str, host_file: str | None, trace_format: TraceFormat, buffer: str | None,
+def analyze(trace_path: str, host_file: str | None, trace_format: str, buffer: str | None,
             cpu_hz: int | None, mappings: tuple[str, ...], origin_text: str | None,
             window_text: str | None, csv_path: str | None, plot_path: str | None,
             gantt_path: str | None, from_text: str | None, to_text: str | None,
@@ -67,7 +67,7 @@ def analyze(trace_path: str, host_file: str | None, trace_format: TraceFormat, b
     tasks and its declarations are the budgets measured against.
     """
     from akita.analysis import analyze_stream
-    from akita.oracle.ftrace import parse_seconds
+    from akita.trace.ftrace import parse_seconds
 
     host = load_host(host_file) if host_file is not None else None
     if host_file is not None and origin_text is None:
@@ -97,7 +97,7 @@ def analyze(trace_path: str, host_file: str | None, trace_format: TraceFormat, b
                   else open(trace_path, "rb"))
     except OSError as error:
         raise ModelError("TRACE", trace_path, f"a readable trace file ({error.strerror})") from None
-    with stream:
+    with stream, as_flags():
         found = analyze_stream(stream, path=path, host=host, trace_format=trace_format,
                                trace_map=mapping, window=window, cpu_hz=cpu_hz, buffer=buffer,
                                origin_ns=origin, recorder=recorder)

@@ -20,24 +20,25 @@ from akita.model.rules import RULE_SETS
 from akita.oracle import (
     CONFORMANT, DECISIONS, FTRACE_REPORTS, RULE_TITLES, VIOLATIONS, conform_stream,
 )
-from akita.oracle.files import FORMATS
-from akita.oracle.ftrace import parse_seconds
+from akita.oracle.options import ConformOptions
 from akita.oracle.tolerance import KERNEL_TOLERANCE_NS
+from akita.trace.formats import FORMATS, format_names
+from akita.trace.ftrace import parse_seconds
 
 from .outputs import writable_file
 from .pictures import draw_gantt, gantt_options, gantt_window
 from .progress import stderr_bar
+from .trace_flags import TRACE_FLAGS, as_flags
 
 __all__ = ["conform"]
 
 @click.command(short_help="Check another scheduler's trace against the rules.")
 @click.argument("host_file", metavar="HOST.toml", type=click.Path(dir_okay=False))
 @click.argument("trace_path", metavar="TRACE", type=click.Path(dir_okay=False, allow_dash=True))
-@click.option("--format", "trace_format", type=click.Choice(list(FORMATS)),
+@click.option("--format", "trace_format", type=click.Choice(format_names()),
               default="auto", show_default=True,
               help="Trace format; auto tells them apart by the file's first bytes: "
-                   "JSON Lines, ftrace text (kernel trace, trace-cmd report, perf script, "
-                   "systrace), trace-cmd's trace.dat, Xen's xentrace.")
+                   + ", ".join(fmt.title for fmt in FORMATS.values()) + ".")
 @click.option("--buffer", "buffer", default=None, metavar="NAME",
               help="trace.dat: the trace instance to read ('top', or an instance's name as "
                    "given to trace-cmd -B; default: the top one if it holds records, else the "
@@ -123,6 +124,12 @@ def conform(host_file, trace_path, trace_format, buffer, cpu_hz, tolerance_text,
                          "seconds as ftrace prints them, e.g. 5123.456789") from None
     reports = None if reports_text is None else tuple(
         kind.strip() for kind in reports_text.split(",") if kind.strip())
+    flags = dict(TRACE_FLAGS) | ({} if end is None else {"end": "--end"})
+    with as_flags(flags):
+        options = ConformOptions(trace_format=trace_format, trace_map=mapping, origin_ns=origin,
+                                 end=end, reports=reports, tolerance=tolerance, ties=ties,
+                                 policy=policy, keep=keep, window=window, placement=placement,
+                                 cpu_hz=cpu_hz, buffer=buffer)
     try:
         stream = (getattr(sys.stdin, "buffer", sys.stdin) if trace_path == "-"
                   else open(trace_path, "rb"))
@@ -130,17 +137,15 @@ def conform(host_file, trace_path, trace_format, buffer, cpu_hz, tolerance_text,
         raise ModelError("TRACE", trace_path, f"a readable trace file ({error.strerror})") from None
     size = None if trace_path == "-" else os.path.getsize(trace_path)
     bar = nullcontext() if size is None else stderr_bar("checking", total=size)
-    with stream, bar as update, _whole(timeline_path) as timeline:
+    with stream, bar as update, _whole(timeline_path) as timeline, as_flags(flags):
         # the bar follows the bytes read, whatever the events
         progress = None if update is None else (lambda events: update(completed=stream.tell()))
-        report = conform_stream(host, stream, path=path, trace_format=trace_format,
-                                trace_map=mapping, origin_ns=origin, end=end, reports=reports,
-                                tolerance=tolerance, ties=ties, policy=policy, keep=keep,
-                                placement=placement, window=window, progress=progress,
-                                timeline=timeline, cpu_hz=cpu_hz, buffer=buffer)
+        report = conform_stream(host, stream, options, path=path, progress=progress,
+                                timeline=timeline)
     draw_gantt(gantt_path, drawn, trace_path, host=host,
-               title=f"{path}: {report.verdict}", marks=report.violations, trace_map=mapping,
-               trace_format=trace_format, cpu_hz=cpu_hz, buffer=buffer, origin_ns=origin)
+                   title=f"{path}: {report.verdict}", marks=report.violations,
+                   trace_map=mapping, trace_format=trace_format, cpu_hz=cpu_hz, buffer=buffer,
+                   origin_ns=origin)
     if as_json:
         click.echo(json.dumps(report.as_json()))
     else:

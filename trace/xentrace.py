@@ -86,7 +86,7 @@ The scheduler's records
 -----------------------
 
 Where ``xen/common/sched/core.c`` writes them, and what this reader makes of
-them (a vCPU is the :class:`~akita.oracle.kernel.Task` ``d{dom}v{vcpu}``, its
+them (a vCPU is the :class:`~akita.trace.kernel.Task` ``d{dom}v{vcpu}``, its
 pid and comm alike; the idle domain, ``DOMID_IDLE`` = 0x7FFF in
 ``xen/include/public/xen.h``, is ``None``):
 
@@ -145,7 +145,7 @@ vCPU not yet seen running in the trace, so that the oracle takes the waker's
 pCPU, which may be the wrong one: a trace should begin before the vCPUs it
 checks first wake, or with them running.  A vCPU paused while only queued
 (``runnable`` to ``offline``) has no event: a
-:class:`~akita.oracle.kernel.SchedEvent` cannot say it.
+:class:`~akita.trace.kernel.SchedEvent` cannot say it.
 
 Each event's ``where`` is ``FILE@0xOFFSET``, the byte offset of its record
 (a switch's ``TRC_SCHED_SWITCH``), and its ``line`` its ordinal, from 1, in
@@ -155,7 +155,7 @@ cycle count come in pCPU order, then file order.
 What is refused
 ---------------
 
-Every problem is a :class:`~akita.oracle.kernel.KernelTraceError` naming the
+Every problem is a :class:`~akita.trace.kernel.KernelTraceError` naming the
 file and byte offset, the field, what was expected and what was got, never a
 traceback: a file that is not a sequence of chunks (a header that is not a
 CPU-change record, a pCPU number not below :data:`MAX_CPUS`, Xen's
@@ -252,7 +252,8 @@ def is_xentrace(first_bytes: bytes) -> bool:
     if len(first_bytes) < _CHUNK.size:
         return False
     header, cpu, window = _CHUNK.unpack_from(first_bytes)
-    return header == _CHUNK_HEADER and 0 <= cpu < MAX_CPUS and window > 0 and window % 4 == 0
+    return bool(header == _CHUNK_HEADER and 0 <= cpu < MAX_CPUS and window > 0
+                and window % 4 == 0)
 
 
 def read_xentrace(stream: BinaryIO, *, path: str, cpu_hz: int,
@@ -265,7 +266,7 @@ def read_xentrace(stream: BinaryIO, *, path: str, cpu_hz: int,
     :param cpu_hz: the cycle counter's frequency in Hz (``xl info``'s
         ``cpu_mhz`` times 10**6, e.g. ``2_394_455_000``), at least 1 MHz.
     :param tally: if given, its ``records`` counts the records read.
-    :returns: an iterator of :class:`~akita.oracle.kernel.SchedEvent`; it reads
+    :returns: an iterator of :class:`~akita.trace.kernel.SchedEvent`; it reads
         *stream* only as it is advanced.
     :raises ModelError: at once, if *cpu_hz* is not an integer of at least 10**6.
     :raises KernelTraceError: at once, if *stream* cannot seek; while
@@ -528,7 +529,7 @@ def _cpu_records(capture: _Capture, cpu: int, chunk: int, firsts: list[int],
             path=capture.where(pending[1]))
 
 
-def _extend(words: array, data: bytes) -> None:
+def _extend(words: array[int], data: bytes) -> None:
     """Append the little-endian words of *data* to *words*."""
     if _SWAP:
         fresh = array(_WORD, data)
@@ -580,7 +581,7 @@ def _bad_runstate(capture: _Capture, offset: int, h: int, event: int, tsc: int) 
 
 
 def _not_after_switch(capture: _Capture, cpu: int, pending: tuple[int, int, int, int],
-                      words: array, at: int, h: int, event: int, tsc: int) -> NoReturn:
+                      words: array[int], at: int, h: int, event: int, tsc: int) -> NoReturn:
     """Refuse the switch *pending*: the next record is not its previous vCPU's runstate change.
 
     *at* indexes that record's data in *words*; *h*, *event* and *tsc* are its header
@@ -600,7 +601,7 @@ def _not_after_switch(capture: _Capture, cpu: int, pending: tuple[int, int, int,
     raise KernelTraceError("TRC_SCHED_SWITCH", got, expected, path=capture.where(offset))
 
 
-def _refuse_record(capture: _Capture, cpu: int, offset: int, words: array, data: int, h: int,
+def _refuse_record(capture: _Capture, cpu: int, offset: int, words: array[int], data: int, h: int,
                    event: int) -> NoReturn:
     """Refuse a ``TRC_LOST_RECORDS`` record, or a CPU-change record inside a window."""
     if event == _CPU_CHANGE:

@@ -43,8 +43,8 @@ Streaming
 
 Events are written as the trace is read.  The memory held is one open slice
 and one track flag per pCPU, whatever the trace's length.  A file is read by
-the trace format's one reader, :func:`akita.reference.trace.open_trace`; a
-malformed line raises its :class:`~akita.reference.trace.TraceError`, which
+the trace format's one reader, :func:`akita.trace.jsonl.open_trace`; a
+malformed line raises its :class:`~akita.trace.jsonl.TraceError`, which
 names the file, the line and the field.
 """
 
@@ -55,7 +55,7 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Any, TextIO
 
-from .trace import TraceError, check_header, count, field, located, open_trace
+from .jsonl import TraceError, check_header, count, field, located, open_trace
 
 __all__ = ["write_timeline", "main_timeline", "microseconds", "Timeline"]
 
@@ -264,7 +264,7 @@ def _phases(header: Mapping[str, Any]) -> dict[str, int]:
 def main_timeline(trace_path: str | os.PathLike[str], out_path: str | os.PathLike[str]) -> None:
     """Convert the JSON Lines trace at ``trace_path`` to a timeline file at ``out_path``.
 
-    The trace is read by :func:`akita.reference.trace.open_trace`; errors
+    The trace is read by :func:`akita.trace.jsonl.open_trace`; errors
     name the file and line (``trace.jsonl:12``).
 
     :raises TraceError: as :func:`write_timeline`, or for a line that is not JSON.

@@ -35,6 +35,7 @@ from __future__ import annotations
 import re
 import struct
 from collections.abc import Callable, Collection, Sequence
+from typing import Any
 
 import attrs
 
@@ -148,8 +149,8 @@ class RecordReader:
     """
 
     need: int
-    read: Callable[[bytes, int, int], tuple]
-    direct: Callable[[bytes, int], tuple] | None = None
+    read: Callable[[bytes, int, int], tuple[Any, ...]]
+    direct: Callable[[bytes, int], tuple[Any, ...]] | None = None
 
 
 def c_string(raw: bytes) -> bytes:
@@ -189,7 +190,7 @@ def record_reader(event: EventFormat, names: Sequence[str], endian: str,
     if not locs and back == list(range(len(fields))):
         return RecordReader(at, lambda buffer, start, length: unpack(buffer, start), unpack)
 
-    def read(buffer: bytes, start: int, length: int) -> tuple:
+    def read(buffer: bytes, start: int, length: int) -> tuple[Any, ...]:
         raw = unpack(buffer, start)
         values = [raw[j] for j in back]
         for i, rel, end in locs:

@@ -128,7 +128,7 @@ trace, and its work on a line is linear in the line's length.
 A ``CPU:N [LOST n EVENTS]`` (kernel) or ``CPU:N [n EVENTS DROPPED]``
 (trace-cmd) line is the capture's own record of a hole: it becomes a
 ``lost`` event of CPU ``N``, dated at the last event read, with the count
-(:mod:`akita.oracle.kernel`, "Lost events").  The kernel's header line
+(:mod:`akita.trace.kernel`, "Lost events").  The kernel's header line
 ``# entries-in-buffer/entries-written: A/B`` says that ``B - A`` older
 records were overwritten before the first one: counted
 (:attr:`~.kernel.Tally.overwritten`).
@@ -142,6 +142,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from itertools import chain
+from typing import Any
 
 from .kernel import (MARK_PREFIX, KernelTraceError, SchedEvent, SchedKind, Tally, Task,
                      akita_events, ascii_digits, check_mapping, check_origin)
@@ -284,7 +285,7 @@ def sched_events(lines: Iterable[str], *, path: str = "<ftrace>",
 
 def read_ftrace(lines: Iterable[str], mapping: Mapping[str, str], *,
                 origin_ns: int | None = None, path: str = "<ftrace>",
-                tally: Tally | None = None) -> Iterator[dict]:
+                tally: Tally | None = None) -> Iterator[dict[str, Any]]:
     """The oracle's events of the text trace *lines*: :func:`sched_events`
     through :func:`~.kernel.akita_events`.
 
@@ -319,7 +320,7 @@ def _events(lines: Iterable[str], path: str, tally: Tally) -> Iterator[SchedEven
             found = tasks[(pid, comm)] = Task(pid, comm)
         return found
 
-    last: tuple[int, tuple, int] = (-1, (), 0)  # the last event's ns, groups, line
+    last: tuple[int, tuple[Any, ...], int] = (-1, (), 0)  # the last event's ns, groups, line
     for number, text in numbered:
         tally.records = number
         if _MARK in text:
@@ -400,7 +401,7 @@ def _mark(text: str, where: str, line: int) -> SchedEvent | None:
                       text=head["body"])
 
 
-def _backwards(fields: tuple, last: tuple[int, tuple, int], where: str) -> KernelTraceError:
+def _backwards(fields: tuple[Any, ...], last: tuple[int, tuple[Any, ...], int], where: str) -> KernelTraceError:
     _, before, line = last
     return KernelTraceError(
         "timestamp", f"{fields[1]}.{fields[2]}", f"a time at or after {before[1]}.{before[2]} "
@@ -412,7 +413,7 @@ def _backwards(fields: tuple, last: tuple[int, tuple, int], where: str) -> Kerne
 _TaskOf = Callable[[str, str], "Task | None"]
 
 
-def _switch(fields: tuple, ns: int, where: str, line: int, task: _TaskOf) -> SchedEvent:
+def _switch(fields: tuple[Any, ...], ns: int, where: str, line: int, task: _TaskOf) -> SchedEvent:
     cpu, _, _, pc, pp, ps, nc, np, pc2, pp2, ps2, nc2, np2 = fields
     if pp is not None:
         return SchedEvent(ns, int(cpu), "switch", where, line, task(pp, pc),
@@ -421,7 +422,7 @@ def _switch(fields: tuple, ns: int, where: str, line: int, task: _TaskOf) -> Sch
                       task(np2, nc2))
 
 
-def _wakeup(fields: tuple, ns: int, where: str, line: int, task: _TaskOf) -> SchedEvent | None:
+def _wakeup(fields: tuple[Any, ...], ns: int, where: str, line: int, task: _TaskOf) -> SchedEvent | None:
     """``None`` for a wakeup with ``success=0``: its task was runnable, nothing changed."""
     cpu, _, _, name, comm, pid, success, target, comm2, pid2, success2, target2 = fields
     if pid is None:
@@ -433,13 +434,13 @@ def _wakeup(fields: tuple, ns: int, where: str, line: int, task: _TaskOf) -> Sch
                       int(target))
 
 
-def _migrate(fields: tuple, ns: int, where: str, line: int, task: _TaskOf) -> SchedEvent:
+def _migrate(fields: tuple[Any, ...], ns: int, where: str, line: int, task: _TaskOf) -> SchedEvent:
     cpu, _, _, comm, pid, target = fields
     return SchedEvent(ns, int(cpu), "migrate", where, line, None, False, None, task(pid, comm),
                       int(target))
 
 
-_Decoder = Callable[[tuple, int, str, int, _TaskOf], "SchedEvent | None"]
+_Decoder = Callable[[tuple[Any, ...], int, str, int, _TaskOf], "SchedEvent | None"]
 #: By the letter after ``sched_``: the fast and the whole line's pattern, and the decoder.
 _READERS: dict[str, tuple[re.Pattern[str], re.Pattern[str], _Decoder]] = {
     letter: (re.compile(f"{_FROM_CPU}{_TIME}{_BODIES[letter]}\\s*$", re.ASCII),  # ASCII digits

@@ -15,7 +15,7 @@ formats are read out of order, so a compressed ``trace.dat`` or
 ``xentrace`` is first decompressed into a temporary file (in memory up to
 :data:`SPOOL_MEMORY` bytes, then on disk), of at most :data:`MAX_INFLATED`
 bytes.  Corrupt or truncated compressed data is bad input: one
-:class:`~akita.reference.trace.TraceError` naming the file and the codec.
+:class:`~akita.trace.jsonl.TraceError` naming the file and the codec.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import tempfile
 import zlib
 from typing import IO, Any, Callable, cast
 
-from akita.reference.trace import TraceError
+from .jsonl import TraceError
 
 __all__ = ["CODECS", "MAX_INFLATED", "SPOOL_MEMORY", "peek", "decompressed", "spooled"]
 
@@ -45,10 +45,10 @@ _ERRORS = (OSError, EOFError, zlib.error, lzma.LZMAError, ValueError)
 def peek(stream: IO[Any], n: int = _SNIFF) -> bytes | str:
     """The first *n* bytes of *stream* without consuming them (by peeking, or seeking back)."""
     if hasattr(stream, "peek"):
-        return stream.peek(n)[:n]
+        return cast("bytes | str", stream.peek(n)[:n])
     if stream.seekable():
         where = stream.tell()
-        head = stream.read(n)
+        head: bytes | str = stream.read(n)
         stream.seek(where)
         return head
     return ""
@@ -108,7 +108,7 @@ def _zstd() -> Callable[[IO[bytes]], IO[bytes]] | None:
         except ImportError:
             continue
         if name is not None:
-            return getattr(found, name)
+            return cast(Callable[[IO[bytes]], IO[bytes]], getattr(found, name))
         return lambda stream: found.ZstdDecompressor().stream_reader(stream)
     return None
 

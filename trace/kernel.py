@@ -70,13 +70,13 @@ refused, located by the event's ``where`` (``trace.txt:12``,
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Literal
+from typing import Any, Literal
 
 import attrs
 
 from akita.model.errors import ModelError
 from akita.model.host import check_trace_key, check_trace_vcpu
-from akita.reference.trace import TraceError
+from .jsonl import TraceError
 
 __all__ = ["MARK_PREFIX", "Task", "SchedEvent", "SchedKind", "Tally", "KernelTraceError",
            "akita_events", "ascii_digits",
@@ -103,7 +103,7 @@ MARK_PREFIX = "akita: "
 class KernelTraceError(TraceError):
     """A kernel or hypervisor trace cannot be read as the oracle needs it.
 
-    A :class:`~akita.reference.trace.TraceError` (so a
+    A :class:`~akita.trace.jsonl.TraceError` (so a
     :class:`~akita.model.errors.ModelError`) whose ``path`` locates the
     problem: ``"FILE:LINE"`` for text, ``"FILE@0xOFFSET"`` for a binary
     record; its message names the field, what was expected and what was got.
@@ -261,7 +261,7 @@ def check_origin(origin_ns: object) -> int | None:
 
 
 def akita_events(events: Iterable[SchedEvent], mapping: Mapping[str, str], *,
-                 origin_ns: int | None = None, tally: Tally | None = None) -> Iterator[dict]:
+                 origin_ns: int | None = None, tally: Tally | None = None) -> Iterator[dict[str, Any]]:
     """The oracle's events (``{"t", "cpu", "event"[, "vcpu"], "line"}``) of *events*.
 
     :param mapping: task key (pid or comm) -> ``"VM/i"``, checked by :func:`check_mapping`.
@@ -380,7 +380,7 @@ class _Holes:
             self.count[cpu] = None if count is None or had is None else had + count
             self.running[cpu] = _UNKNOWN
 
-    def check(self, e: SchedEvent, t: int, prev_vcpu: str | None) -> dict | None:
+    def check(self, e: SchedEvent, t: int, prev_vcpu: str | None) -> dict[str, Any] | None:
         """The ``lost`` event ahead of switch *e* at *t*, if its CPU's records have a hole."""
         cpu = e.cpu
         believed = self.running.get(cpu, e.prev)
@@ -393,9 +393,9 @@ class _Holes:
             return None
         return self._event(t, cpu, since, prev_vcpu, e.line)
 
-    def _event(self, t: int, cpu: int, since: int, vcpu: str | None, line: int) -> dict:
+    def _event(self, t: int, cpu: int, since: int, vcpu: str | None, line: int) -> dict[str, Any]:
         self.tally.hole(t, cpu, since)
-        event: dict = {"t": t, "cpu": cpu, "event": "lost", "since": since}
+        event: dict[str, Any] = {"t": t, "cpu": cpu, "event": "lost", "since": since}
         if vcpu is not None:
             event["vcpu"] = vcpu
         count = self.count.pop(cpu, None)
@@ -404,14 +404,14 @@ class _Holes:
         event["line"] = line
         return event
 
-    def unclosed(self, t: int, line: int) -> Iterator[dict]:
+    def unclosed(self, t: int, line: int) -> Iterator[dict[str, Any]]:
         """The holes no later switch of their CPU closed, as of the last instant *t*."""
         for cpu in sorted(self.running):
             if self.running[cpu] is _UNKNOWN:
                 yield self._event(t, cpu, self.known.get(cpu, t), None, line)
 
 
-def _mark_event(e: SchedEvent, t: int) -> dict | None:
+def _mark_event(e: SchedEvent, t: int) -> dict[str, Any] | None:
     """The oracle's ``mode`` or ``temperature`` event of a controller's mark, if it is one."""
     words = (e.text or "")[len(MARK_PREFIX):].split()
     if not words or words[0] not in ("mode", "temperature"):

@@ -14,8 +14,9 @@ this module:
   one by one as they are asked for, each with the field ``line`` (its line
   number) added -- so that memory stays bounded and an error or a finding
   can name its line.  :func:`open_trace` does the same for a file.
-  Its readers are the oracle (:func:`akita.oracle.read_jsonl`), the
-  timeline export (:mod:`akita.reference.timeline`), the CPU-share series
+  Its readers are the oracle (:func:`akita.oracle.read_jsonl`, the same
+  function under its format's name, :data:`read_jsonl`), the
+  timeline export (:mod:`akita.trace.timeline`), the CPU-share series
   of the experiments (:mod:`akita.experiments.series`) and the replay of
   counterexamples (:mod:`akita.proofs.replay`).
 * :func:`field` and :func:`count` take a field a reader needs from a line.
@@ -44,7 +45,7 @@ from typing import IO, Any, TextIO
 from akita.model import Host, ModelError, host_json
 
 __all__ = [
-    "VERSION", "Line", "TraceError", "TraceWriter", "read_trace", "open_trace", "check_header",
+    "VERSION", "Line", "TraceError", "TraceWriter", "read_trace", "read_jsonl", "open_trace", "check_header",
     "field", "count", "located", "text_lines", "MAX_LINE_CHARS", "MAX_DEPTH", "MAX_DIGITS",
 ]
 
@@ -277,6 +278,11 @@ def read_trace(lines: Iterable[str], path: str = "<trace>") -> tuple[Line, Itera
                 yield event
 
     return header, events()
+
+
+#: :func:`read_trace` under the name of its format, as the registry of formats
+#: (:mod:`akita.trace.formats`) and the oracle (:mod:`akita.oracle`) call it.
+read_jsonl = read_trace
 
 
 @contextmanager

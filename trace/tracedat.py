@@ -129,7 +129,7 @@ does not inflate to its stated size, a ``--buffer`` the file does not have
 or, with none named, records in several instances and none in the top one.
 A page before which the kernel lost events is read, preceded by a ``lost``
 :class:`~.kernel.SchedEvent` with the count the page stores, if it does
-(:mod:`akita.oracle.kernel`, "Lost events").  The stream must be a binary file
+(:mod:`akita.trace.kernel`, "Lost events").  The stream must be a binary file
 object that can seek (it is read out of order).
 """
 
@@ -567,7 +567,7 @@ def _inflate(trace: _Trace, data: bytes, size: int, where: str) -> bytes:
     name, factory, error = trace.codec
     inflater = factory()
     try:
-        out = inflater.decompress(data, size + 1)
+        out: bytes = inflater.decompress(data, size + 1)
     except error:
         raise KernelTraceError("compressed data", f"{len(data)} bytes that are not {name} data",
                                f"{name}-compressed data", path=where) from None
