@@ -7,7 +7,7 @@ import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
-from typing import TextIO
+from typing import TextIO, cast
 
 import click
 from rich.console import Console
@@ -21,6 +21,8 @@ from akita.oracle import (
     CONFORMANT, DECISIONS, FTRACE_REPORTS, RULE_TITLES, VIOLATIONS, conform_stream,
 )
 from akita.oracle.options import ConformOptions
+from akita.oracle.placement import PlacementMode
+from akita.oracle.report import ConformanceReport
 from akita.oracle.tolerance import KERNEL_TOLERANCE_NS
 from akita.trace.formats import FORMATS, format_names
 from akita.trace.ftrace import parse_seconds
@@ -82,9 +84,13 @@ __all__ = ["conform"]
                    "on its pCPU's track (written whole, or not at all).")
 @gantt_options
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON on stdout.")
-def conform(host_file, trace_path, trace_format, buffer, cpu_hz, tolerance_text, placement, policy, ties,
-            reports_text, mappings, origin_text, end_text, keep, window, timeline_path,
-            gantt_path, from_text, to_text, as_json) -> int:
+def conform(host_file: str, trace_path: str, trace_format: str, buffer: str | None,
+            cpu_hz: int | None, tolerance_text: str | None, placement: PlacementMode | None,
+            policy: str | None,
+            ties: str, reports_text: str | None, mappings: tuple[str, ...],
+            origin_text: str | None, end_text: str | None, keep: int, window: int,
+            timeline_path: str | None, gantt_path: str | None, from_text: str | None,
+            to_text: str | None, as_json: bool) -> int:
     """Check that every decision in TRACE is one the Akita rules allow on HOST.toml.
 
     TRACE is a JSON Lines trace (the format of akita simulate --trace), Linux
@@ -104,7 +110,8 @@ def conform(host_file, trace_path, trace_format, buffer, cpu_hz, tolerance_text,
     host = load_host(host_file)
     table = load_conform(host_file)  # what the host file says, where the flags do not
     policy = policy or table.get("policy")  # None: the capture's claim, else akita
-    placement = placement or table.get("placement", "first-fit")
+    # load_conform checked the table's placement against its choices, click the flag's
+    chosen = cast(PlacementMode, placement or table.get("placement", "first-fit"))
     if origin_text is None and "origin" in table:
         origin_text = table["origin"]
     tolerance = (None if tolerance_text is None
@@ -128,7 +135,7 @@ def conform(host_file, trace_path, trace_format, buffer, cpu_hz, tolerance_text,
     with as_flags(flags):
         options = ConformOptions(trace_format=trace_format, trace_map=mapping, origin_ns=origin,
                                  end=end, reports=reports, tolerance=tolerance, ties=ties,
-                                 policy=policy, keep=keep, window=window, placement=placement,
+                                 policy=policy, keep=keep, window=window, placement=chosen,
                                  cpu_hz=cpu_hz, buffer=buffer)
     try:
         stream = (getattr(sys.stdin, "buffer", sys.stdin) if trace_path == "-"
@@ -169,7 +176,7 @@ def _whole(path: str | None) -> Iterator[TextIO | None]:
 _PHASES_SHOWN = 6
 
 
-def _phases_line(report) -> str:
+def _phases_line(report: ConformanceReport) -> str:
     """Where each period grid started, for people: ``Phases (trace header): web 3ms, db 0ns``."""
     items = [f"{name} {format_duration(phase)}" for name, phase in report.phases.items()]
     more = len(items) - _PHASES_SHOWN
@@ -177,7 +184,7 @@ def _phases_line(report) -> str:
     return f"Phases ({report.phase_source}): {shown or 'no VM admitted'}"
 
 
-def _print(report, console: Console | None = None) -> None:
+def _print(report: ConformanceReport, console: Console | None = None) -> None:
     console = console or Console(highlight=False, width=None if sys.stdout.isatty() else 120)
     console.print(report.summary())
     console.print(_phases_line(report))
