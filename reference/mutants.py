@@ -45,6 +45,22 @@ __all__ = ["Mutant", "MUTANTS", "mutant_named", "simulate_mutant", "last_fit",
            "BaselineMutant", "BASELINE_MUTANTS", "EEVDFWithoutEligibility",
            "EEVDFWithoutPreemptShort", "Credit2WithoutReset"]
 
+#: Where this module implements each rule (read by the traceability table,
+#: docs/traceability.rst; tests/docs/test_traceability.py checks every name).
+__rules__ = {
+    "R2": ("NoVirtualDeadline",),
+    "R3": ("BudgetOverrun",),
+    "R4": ("WrongTieBreak",),
+    "R5": ("NoModeSwitch", "LateModeSwitch", "EagerModeSwitch"),
+    "R6": ("LoFirstInHiMode",),
+    "R7": ("IdleWhileRunnable",),
+    "R8": ("NoCooling",),
+    "R9": ("PrematureHiToLo",),
+    "R10": ("NoWakePreempt",),
+    "R12": ("last_fit",),
+}
+
+
 _MS = 1_000_000
 
 

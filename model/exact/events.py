@@ -35,6 +35,19 @@ from .tick import current, return_to_lo
 
 __all__ = ["Step", "MISS", "successors", "start_states", "arrivals"]
 
+#: Where this module implements each rule (read by the traceability table,
+#: docs/traceability.rst; tests/docs/test_traceability.py checks every name).
+__rules__ = {
+    "R2": ("_starts", "arrivals", "start_states"),
+    "R3": ("successors", "_ran"),
+    "R5": ("successors", "_ran"),
+    "R8": ("_starts",),
+    "R9": ("_starts",),
+    "R10": ("successors",),
+    "R13": ("start_states",),
+}
+
+
 #: One successor: ``(state, ticks, label)``; the label records what happened for the
 #: counterexample (:mod:`.counterexample`): ``(ran, ended, starts)``, ``ran`` the vCPU
 #: that ran (NOBODY: idle), ``ended`` whether its job ended, ``starts`` the vCPUs whose

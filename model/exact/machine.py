@@ -31,6 +31,17 @@ from ..smt.pcpu import TickPCPU
 
 __all__ = ["Machine", "machine", "winner", "choose", "NOBODY"]
 
+#: Where this module implements each rule (read by the traceability table,
+#: docs/traceability.rst; tests/docs/test_traceability.py checks every name).
+__rules__ = {
+    "R4": ("winner", "_tier"),
+    "R5": ("choose", "machine"),
+    "R6": ("_tier",),
+    "R7": ("_tier",),
+    "R8": ("machine",),
+}
+
+
 #: No vCPU (the pCPU idles; no vCPU ran in the tick before).
 NOBODY = -1
 
