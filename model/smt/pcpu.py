@@ -50,6 +50,7 @@ from ..edf_vd import virtual_deadline_factor
 from ..first_fit import Placement
 from ..host import Host
 from ..options import HI_MODE_ORDERS, QUEUE_ORDERS, SchedulerOptions
+from ..variants import wrong_variant
 from ..vm import VCPU, VM
 from .fold import and_, as_bool, ite, le, lt, not_, or_
 from .grid import Cond, Grid, Term, grid
@@ -89,15 +90,14 @@ __rules__ = {
     "R13": ("initial_state",),
 }
 
-#: The deliberately wrong variants of the rules (:attr:`TickPCPU.variant`),
-#: named as the reference mutants of the same wrong idea
-#: (:data:`akita.reference.mutants.MUTANTS`), with the rule each breaks.
+#: The deliberately wrong variants of the rules (:attr:`TickPCPU.variant`) that the Z3 model
+#: carries, with the rule each breaks: the entries of the catalogue of wrong variants
+#: (:data:`akita.model.variants.WRONG_VARIANTS`), looked up by name, that the simulator's
+#: mutants (:data:`akita.reference.mutants.MUTANTS`) share.
 VARIANTS: dict[str, str] = {
-    "lo-first-in-hi-mode": "R6",
-    "no-cooling": "R8",
-    "premature-hi-to-lo": "R9",
-    "eager-mode-switch": "R5",
-    "no-mode-switch": "R5",
+    name: wrong_variant(name).rule
+    for name in ("lo-first-in-hi-mode", "no-cooling", "premature-hi-to-lo", "eager-mode-switch",
+                 "no-mode-switch")
 }
 
 @attrs.frozen
@@ -158,11 +158,12 @@ class TickPCPU:
         * ``"no-mode-switch"`` (R5; formerly ``"no-switch"``): R5 never
           fires, so HI vCPUs spend ``C_pes`` in LO mode.
 
-        ``no-virtual-deadline`` needs no variant: the ``edf`` admission test
-        (``x = 1``) has its effect.  The other mutants (``wrong-tie-break``,
-        ``late-mode-switch``, ``budget-overrun``, ``idle-while-runnable``,
-        ``no-wake-preempt``, ``last-fit``) have no variant here; ``wrong-tie-break``
-        is the other ``queue_order``.
+        The mutants with no variant here (``wrong-tie-break``,
+        ``no-virtual-deadline``, ``late-mode-switch``, ``budget-overrun``,
+        ``idle-while-runnable``, ``no-wake-preempt``, ``last-fit``) say why in
+        the catalogue (:attr:`akita.model.variants.WrongVariant.why`):
+        ``wrong-tie-break`` is the other ``queue_order``, ``no-virtual-deadline``
+        the ``edf`` admission test (``x = 1``).
     """
 
     vcpus: tuple[TickVCPU, ...]

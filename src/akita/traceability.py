@@ -71,10 +71,12 @@ COLUMNS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
 #: Declarations in this package fill the oracle column, checked against ``RULE_TITLES``.
 _ORACLE = "akita.oracle"
 
-#: Modules that implement rules without naming a rule id in their code (the
-#: exact search evaluates the rules on concrete values): each must declare
+#: Modules that implement rules without naming a rule id in their code -- the
+#: exact search evaluates the rules on concrete values, the simulator's mutants
+#: take their rules from the catalogue of wrong variants: each must declare
 #: ``__rules__`` all the same.
 RULE_BEARING = (
+    "akita.reference.mutants",
     "akita.model.exact.abstraction",
     "akita.model.exact.admission",
     "akita.model.exact.events",

@@ -50,7 +50,7 @@ def test_every_module_that_implements_a_rule_declares_it():
 
 @pytest.mark.parametrize("module, why", [
     ("akita.oracle.findings", "names R3, R4, R5, R7, R8, R9, R10 in its code"),
-    ("akita.reference.mutants", "names R2, R3, R4, R5, R6, R7, R8, R9, R10, R12 in its code"),
+    ("akita.reference.mutants", "implements rules (RULE_BEARING)"),
     ("akita.model.transitions", "names R2, R3, R4, R5, R6, R7, R8, R9, R10 in its code"),
     ("akita.model.exact.tick", "implements rules (RULE_BEARING)"),
 ])
