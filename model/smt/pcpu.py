@@ -188,9 +188,16 @@ class TickPCPU:
         return self.policy == "akita"
 
     @property
+    def options(self) -> SchedulerOptions:
+        """The scheduler options this pCPU holds, which decode them (:class:`SchedulerOptions`)."""
+        return SchedulerOptions(self.initial_temperature, self.hi_mode_deadline,
+                                lo_in_hi_mode=self.lo_in_hi_mode, queue_order=self.queue_order,
+                                hi_mode_order=self.hi_mode_order, x_rule=self.x_rule)
+
+    @property
     def fifo(self) -> bool:
         """Whether equal keys are ordered by insertion instant (``queue_order = "fifo"``)."""
-        return self.queue_order == "fifo"
+        return self.options.fifo
 
     def hyperperiod(self) -> int:
         h = 1
@@ -235,7 +242,7 @@ def tick_vcpus(vcpus: Sequence[VCPU], options: SchedulerOptions, x: Fraction, te
     times = [t for v in vcpus
              for t in (v.vm.period, v.vm.c_opt, v.vm.c_pes or v.vm.c_opt, v.vm.phase or 0)]
     tick = _tick_of(times)
-    synchronous = options.phases == "synchronous"
+    synchronous = options.synchronous
 
     def phase(vm: VM) -> int | None:
         return vm.phase // tick if vm.phase is not None else 0 if synchronous else None
@@ -351,7 +358,7 @@ def _tiers(pcpu: TickPCPU, eligible: list[Cond], background: list[Cond], keys: K
     if not mode_hi:
         lo_key = [virtual[i] if v.hi else deadline[i] for i, v in enumerate(vs)]
         return [(eligible, lo_key), (background, deadline)]
-    hi_key = virtual if pcpu.hi_mode_deadline == "virtual" else deadline
+    hi_key = virtual if pcpu.options.virtual_in_hi else deadline
     lo_ok = pcpu.lo_in_hi_mode
 
     def only(members: list[Cond], hi: bool) -> list[Cond]:
@@ -360,10 +367,10 @@ def _tiers(pcpu: TickPCPU, eligible: list[Cond], background: list[Cond], keys: K
     his, his_bg, los, los_bg = (only(eligible, True), only(background, True),
                                 only(eligible, False), only(background, False))
     lo_first = pcpu.variant == "lo-first-in-hi-mode"
-    if pcpu.hi_mode_order == "hi-first":  # LO vCPUs' deadlines are ignored: queue order only
+    if pcpu.options.hi_first:  # LO vCPUs' deadlines are ignored: queue order only
         zero = [no_key() for _ in vs]
         tiers = [(his, hi_key), (his_bg, deadline), (los, zero), (los_bg, deadline)]
-    elif pcpu.hi_mode_order == "capped":
+    elif pcpu.options.capped:
         zero = [no_key() for _ in vs]
         tiers = [(his, hi_key), (los, zero), (los_bg, deadline), (his_bg, deadline)]
     else:
