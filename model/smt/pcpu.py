@@ -50,6 +50,7 @@ from ..edf_vd import virtual_deadline_factor
 from ..first_fit import Placement
 from ..host import Host
 from ..options import HI_MODE_ORDERS, QUEUE_ORDERS, SchedulerOptions
+from ..rules import RULE_SETS
 from ..variants import wrong_variant
 from ..vm import VCPU, VM
 from .fold import and_, as_bool, ite, le, lt, not_, or_
@@ -59,6 +60,7 @@ from .named import Constraints
 
 __all__ = [
     "VARIANTS",
+    "POLICIES",
     "TickVCPU",
     "TickPCPU",
     "State",
@@ -99,6 +101,12 @@ VARIANTS: dict[str, str] = {
     for name in ("lo-first-in-hi-mode", "no-cooling", "premature-hi-to-lo", "eager-mode-switch",
                  "no-mode-switch")
 }
+
+#: The rule sets (:data:`akita.model.rules.RULE_SETS`) this model encodes: Akita's, and
+#: plain EDF over the same servers (no modes, no virtual deadlines).  ``akita-linux`` is
+#: checked by the oracle alone.
+POLICIES: tuple[str, ...] = tuple(name for name in RULE_SETS if name in ("akita", "edf"))
+
 
 @attrs.frozen
 class TickVCPU:
@@ -168,7 +176,7 @@ class TickPCPU:
 
     vcpus: tuple[TickVCPU, ...]
     x: Fraction = Fraction(1)
-    policy: str = "akita"
+    policy: str = attrs.field(default="akita", validator=attrs.validators.in_(POLICIES))
     initial_temperature: int = 2
     hi_mode_deadline: str = "actual"
     lo_in_hi_mode: bool = True
