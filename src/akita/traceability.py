@@ -47,7 +47,7 @@ from types import ModuleType
 
 import attrs
 
-from akita.model.rules import RULES, rule_ids
+from akita.model.rules import RULES, Rule, rule_ids
 
 __all__ = ["RuleTrace", "trace_rules", "gaps", "unresolved", "undeclared", "names_rules",
            "PACKAGES", "COLUMNS", "RULE_BEARING", "REGISTRIES"]
@@ -296,12 +296,19 @@ def trace_rules(tests: Path) -> list[RuleTrace]:
     tested = marked_tests(tests)
     for rule, ids in [*tested.items(), *_pages(root).items()]:
         files.setdefault(rule, set()).update(i.split("::")[0] for i in ids)
-    return [RuleTrace(r.id, r.title, r.section,
-                      *(tuple(columns[f].get(r.id, ())) for f in ("implementation", "encoding")),
-                      tuple(obligations.get(r.id, ())), tuple(tested.get(r.id, ())),
-                      *(tuple(columns[f].get(r.id, ()))
-                        for f in ("oracle", "simulator", "exact", "linux")),
-                      tuple(sorted(files.get(r.id, ())))) for r in RULES]
+    return [_row(r, columns, tuple(obligations.get(r.id, ())), tuple(tested.get(r.id, ())),
+                 tuple(sorted(files.get(r.id, ())))) for r in RULES]
+
+
+def _row(rule: Rule, columns: dict[str, dict[str, list[str]]], obligations: tuple[str, ...],
+         tests: tuple[str, ...], files: tuple[str, ...]) -> RuleTrace:
+    def column(field: str) -> tuple[str, ...]:
+        return tuple(columns[field].get(rule.id, ()))
+
+    return RuleTrace(rule.id, rule.title, rule.section, column("implementation"),
+                     column("encoding"), obligations, tests, column("oracle"),
+                     simulator=column("simulator"), exact=column("exact"),
+                     linux=column("linux"), files=files)
 
 
 def gaps(traces: list[RuleTrace]) -> list[str]:
