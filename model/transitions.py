@@ -67,7 +67,6 @@ __rules__ = {
 }
 
 
-
 @attrs.frozen
 class Transition:
     """One edge: *event* (with its guard) takes *source* to *target* by *rule*."""

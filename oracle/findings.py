@@ -37,7 +37,6 @@ __rules__ = {
 }
 
 
-
 def ns(value: int | Fraction) -> str:
     """A time for people: ``"2ms"``, or an exact ``"300000000/13ns"``."""
     if isinstance(value, int) or value.denominator == 1:

@@ -52,7 +52,6 @@ __rules__ = {
 }
 
 
-
 @attrs.frozen
 class TickState:
     """The pCPU after the events of an instant (:class:`akita.model.smt.pcpu.State`),
