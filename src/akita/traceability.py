@@ -113,7 +113,8 @@ class RuleTrace:
     exact: tuple[str, ...] = ()
     linux: tuple[str, ...] = ()
     #: every file that refers to the rule, repository paths: the modules of the
-    #: implementations and of the obligations, the test files and the pages.
+    #: implementations, the registries that name it (:data:`REGISTRIES`), the modules
+    #: of the obligations, the test files and the pages.
     files: tuple[str, ...] = ()
 
 
@@ -288,6 +289,9 @@ def trace_rules(tests: Path) -> list[RuleTrace]:
     for rule, module, name in _declarations():
         columns[_column(module)].setdefault(rule, []).append(f"{module}.{name}")
         files.setdefault(rule, set()).add(_file(module, root))
+    for module in REGISTRIES:  # the rule's title, its wrong variants, the oracle's names
+        for rule in names_rules(inspect.getsource(importlib.import_module(module))):
+            files.setdefault(rule, set()).add(_file(module, root))
     obligations: dict[str, list[str]] = {}
     for obligation in load():
         for rule in obligation.rules:
