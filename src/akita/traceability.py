@@ -191,9 +191,7 @@ def names_rules(source: str) -> tuple[str, ...]:
     """The rule ids that the code of a module's *source* names as strings (``"R8"``),
     outside its docstrings and its ``__rules__``: the rules it assigns something to."""
     tree = ast.parse(source)
-    for node in tree.body:
-        if _declaration(node):
-            tree.body.remove(node)
+    tree.body = [node for node in tree.body if not _declaration(node)]
     docs = _docstrings(tree)
     return tuple(sorted({node.value for node in ast.walk(tree)
                          if isinstance(node, ast.Constant) and isinstance(node.value, str)
@@ -201,18 +199,18 @@ def names_rules(source: str) -> tuple[str, ...]:
                         key=lambda rule: int(rule[1:])))
 
 
-def undeclared(modules: Iterator[ModuleType] | None = None) -> list[str]:
-    """The modules that implement a rule and declare no ``__rules__``, with the reason
-    they count as implementing one.
+def undeclared() -> list[str]:
+    """The modules that implement a rule and declare no ``__rules__`` (or an empty one),
+    with the reason they count as implementing one.
 
     A module implements a rule if its code names a rule id (:func:`names_rules`)
     or :data:`RULE_BEARING` lists it; :data:`REGISTRIES` are exempt.
     """
     missing = []
-    for module in _modules() if modules is None else modules:
+    for module in _modules():
         name = module.__name__
-        if hasattr(module, "__rules__") or name in REGISTRIES:
-            continue
+        if getattr(module, "__rules__", None) or name in REGISTRIES:
+            continue  # an empty __rules__ declares nothing
         named = names_rules(inspect.getsource(module))
         if named:
             missing.append(f"{name} names {', '.join(named)} in its code but declares "

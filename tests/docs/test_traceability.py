@@ -60,6 +60,12 @@ def test_a_module_stripped_of_its_rules_is_found(monkeypatch, module, why):
     assert undeclared() == [f"{module} {why} but declares no __rules__"]
 
 
+def test_an_empty_declaration_declares_nothing(monkeypatch):
+    monkeypatch.setattr(importlib.import_module("akita.oracle.findings"), "__rules__", {})
+    assert undeclared() == ["akita.oracle.findings names R3, R4, R5, R7, R8, R9, R10 in its "
+                            "code but declares no __rules__"]
+
+
 def test_a_rule_named_in_code_counts_and_one_in_prose_or_the_declaration_does_not():
     source = ('"""R8: cooling."""\n__rules__ = {"R9": ("f",)}\n'
               'def f():\n    """R5."""\n    return "R8", "R15", "R"\n')
