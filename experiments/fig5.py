@@ -68,7 +68,7 @@ def intact(alone: int, crowded: int) -> bool:
 
 
 def _not_intact_why(host: Host) -> str:
-    if host.options.hi_mode_order == "capped":
+    if host.options.capped:
         return ("with hi_mode_order = \"capped\" (the default, R3: budgets enforced), "
                 "memcached's vCPU, once it has used its C_pes in a period, runs only when no "
                 "LO vCPU is runnable: its requests past the budget wait until the lookbusy "
@@ -78,7 +78,7 @@ def _not_intact_why(host: Host) -> str:
                 "which akita simulate's Budgets table counts (periods overrun); with "
                 "hi_mode_order = \"hi-first\" the overrun is served ahead of the LO VMs' "
                 "budgets and the tail stays intact (decision 130)")
-    if host.options.hi_mode_order == "budget-first":
+    if host.options.budget_first:
         return ("with hi_mode_order = \"budget-first\" (R7), in HI mode the LO vCPUs with "
                 "budget run before memcached's vCPU once it has used its budget")
     return ("memcached's vCPU waited behind LO vCPUs although in HI mode it waits for none "

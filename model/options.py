@@ -5,7 +5,10 @@ Each option is a decision where the Akita paper is silent or contested
 we take, and a host file may choose otherwise under ``[host]``.  The
 host file's keys are the fields of :class:`SchedulerOptions`, in their
 order; a field marked :data:`DURATION` is written with a unit there
-(:mod:`akita.model.host_file`).
+(:mod:`akita.model.host_file`).  The options that are words (``phases``,
+``queue_order``, ``hi_mode_deadline``, ``hi_mode_order``) are read by the
+rules as yes-or-no questions, each decoded once here (``synchronous``,
+``fifo``, ``virtual_in_hi``, ``capped``, ``hi_first``, ``budget_first``).
 """
 
 from __future__ import annotations
@@ -152,6 +155,41 @@ class SchedulerOptions:
         if not isinstance(cpus, int) or isinstance(cpus, bool) or not 0 <= cpus <= 4096:
             raise ModelError("host.online_cpus", cpus, "an integer from 0 (the host's pcpus) "
                                                        "to 4096")
+
+    # -- the options as the rules read them: each string decoded here, once ----------------
+
+    @property
+    def synchronous(self) -> bool:
+        """Whether an undeclared phase is 0 (``phases = "synchronous"``, R2)."""
+        return self.phases == "synchronous"
+
+    @property
+    def fifo(self) -> bool:
+        """Whether equal keys go in run-queue insertion order (``queue_order = "fifo"``, R4)."""
+        return self.queue_order == "fifo"
+
+    @property
+    def virtual_in_hi(self) -> bool:
+        """Whether HI mode orders HI vCPUs by virtual deadline (``hi_mode_deadline =
+        "virtual"``, R6)."""
+        return self.hi_mode_deadline == "virtual"
+
+    @property
+    def capped(self) -> bool:
+        """Whether budgets are enforced in HI mode (``hi_mode_order = "capped"``, R3, R7)."""
+        return self.hi_mode_order == "capped"
+
+    @property
+    def hi_first(self) -> bool:
+        """Whether HI mode runs a HI vCPU past its budget before any LO vCPU
+        (``hi_mode_order = "hi-first"``, R7)."""
+        return self.hi_mode_order == "hi-first"
+
+    @property
+    def budget_first(self) -> bool:
+        """Whether HI mode runs the LO vCPUs with budget by deadline, then every vCPU past
+        its budget by deadline (``hi_mode_order = "budget-first"``, R7)."""
+        return self.hi_mode_order == "budget-first"
 
 
 def _fixed_ok(rule: str) -> bool:

@@ -54,7 +54,7 @@ def drawn_phase(vm: VM, seed: int) -> int:
 
 def resolve_phases(host: Host, seed: int) -> dict[str, int]:
     """Every VM's phase in ns, by name: declared, else the host's default under *seed*."""
-    synchronous = host.options.phases == "synchronous"
+    synchronous = host.options.synchronous
     return {
         vm.name: vm.phase if vm.phase is not None else 0 if synchronous else drawn_phase(vm, seed)
         for vm in host.vms

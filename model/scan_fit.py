@@ -26,6 +26,12 @@ from .vm import VCPU
 
 __all__ = ["scan_fit"]
 
+#: Where this module implements each rule (read by the traceability table,
+#: docs/traceability.rst; tests/docs/test_traceability.py checks every name).
+__rules__ = {
+    "R12": ("scan_fit",),
+}
+
 
 def scan_fit(host: Host, choose: Literal["first", "last"] = "first") -> Placement:
     """Place *host*'s VMs by testing every pCPU in order; the *choose* one that passes wins.

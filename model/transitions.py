@@ -51,6 +51,21 @@ from .options import SchedulerOptions
 __all__ = ["Transition", "Table", "PCPU_MODES", "VCPU_STATES", "TEMPERATURE",
            "temperature_transitions", "to_graph"]
 
+#: Where this module implements each rule (read by the traceability table,
+#: docs/traceability.rst; tests/docs/test_traceability.py checks every name).
+__rules__ = {
+    "R2": ("VCPU_STATES",),
+    "R3": ("VCPU_STATES",),
+    "R4": ("VCPU_STATES",),
+    "R5": ("PCPU_MODES", "temperature_transitions"),
+    "R6": ("VCPU_STATES",),
+    "R7": ("VCPU_STATES",),
+    "R8": ("temperature_transitions",),
+    "R9": ("PCPU_MODES",),
+    "R10": ("VCPU_STATES",),
+    "R13": ("PCPU_MODES",),
+}
+
 
 @attrs.frozen
 class Transition:

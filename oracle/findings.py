@@ -23,6 +23,19 @@ from .shadow import ShadowCPU, ShadowVCPU
 
 __all__ = ["Finding", "ns", "mode_finding", "temperature_finding", "dispatch_finding"]
 
+#: Where this module implements each rule (read by the traceability table,
+#: docs/traceability.rst; tests/docs/test_traceability.py checks every name).
+__rules__ = {
+    "R3": ("dispatch_finding",),
+    "R4": ("dispatch_finding",),
+    "R5": ("mode_finding", "temperature_finding"),
+    "R6": ("dispatch_finding",),
+    "R7": ("dispatch_finding",),
+    "R8": ("temperature_finding",),
+    "R9": ("mode_finding",),
+    "R10": ("dispatch_finding",),
+}
+
 
 def ns(value: int | Fraction) -> str:
     """A time for people: ``"2ms"``, or an exact ``"300000000/13ns"``."""

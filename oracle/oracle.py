@@ -178,13 +178,11 @@ class Oracle:
         options = host.options
         self.initial_temperature = options.initial_temperature
         self.lo_in_hi_mode = options.lo_in_hi_mode
-        self.virtual_in_hi = options.hi_mode_deadline == "virtual"
+        self.virtual_in_hi = options.virtual_in_hi
         self.wake_preempts = options.wake_preempts
-        queue_tie = fifo_tie if options.queue_order == "fifo" else host_tie
-        self.choice = Choice(options.lo_in_hi_mode, self.virtual_in_hi,
-                             options.hi_mode_order == "hi-first",
-                             queue_tie if self.strict else None,
-                             capped=options.hi_mode_order == "capped")
+        queue_tie = fifo_tie if options.fifo else host_tie
+        self.choice = Choice(options.lo_in_hi_mode, self.virtual_in_hi, options.hi_first,
+                             queue_tie if self.strict else None, capped=options.capped)
         self.queue_tie = queue_tie
 
     def _shadows(self, host: Host, placement: Placement | None,

@@ -89,7 +89,7 @@ def host_phases(host: Host) -> dict[str, int | None]:
     an undeclared one is 0; under ``"seeded"`` it is open (drawn per run,
     so not a property of the host).
     """
-    synchronous = host.options.phases == "synchronous"
+    synchronous = host.options.synchronous
     return {vm.name: vm.phase if vm.phase is not None else 0 if synchronous else None
             for vm in host.vms}
 

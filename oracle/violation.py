@@ -12,23 +12,17 @@ from typing import Any
 
 import attrs
 
+from akita.model.rules import RULES
+
 __all__ = ["Violation", "RULE_TITLES"]
 
-#: What each rule the oracle checks is about, in a few words.
-RULE_TITLES = {
-    "R2": "period start: budget, deadline and virtual deadline",
-    "R3": ("budget: an active vCPU runs at most its budget; under hi_mode_order = "
-           "\"capped\", a HI vCPU past it never runs while a LO vCPU holds work"),
-    "R4": "LO mode: earliest (virtual) deadline first",
-    "R5": "LO -> HI when a running HI vCPU consumes C_opt, and only then",
-    "R6": "HI mode: HI vCPUs first, earliest deadline first",
-    "R7": "work conservation: no idling while a vCPU is runnable",
-    "R8": "temperature cools by one per period without a pessimistic ask",
-    "R9": "HI -> LO when no HI vCPU is warm, and only then",
-    "R10": "the pCPU decides again at every decision point",
-    "R11": "admission: each pCPU's set passes the host's test",
-    "R12": "placement: each vCPU on the pCPU first fit gives it, and no migration",
-}
+#: The rules the oracle's findings may name: those of a pCPU's schedule, its admission and
+#: its placement (R1 is the model of a VM, R13 the start in LO mode, R14 IO quality).
+NAMED_RULES = ("R2", "R3", "R4", "R5", "R6", "R7", "R8", "R9", "R10", "R11", "R12")
+
+#: What each rule the oracle names is about: its title, as :data:`akita.model.rules.RULES`
+#: gives it.
+RULE_TITLES = {rule.id: rule.title for rule in RULES if rule.id in NAMED_RULES}
 
 
 @attrs.frozen

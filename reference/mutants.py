@@ -15,6 +15,11 @@ from the reference one, or no oracle could tell them apart
 the reference policy's name, ``akita``, in its trace header: it claims to be
 Akita, and the oracle must find out otherwise from the decisions alone.
 
+Each mutant's name, rule and description are its wrong variant's in the
+one catalogue of wrong variants (:data:`akita.model.variants.WRONG_VARIANTS`),
+which the Z3 model's variants read too; this module adds only the simulator's
+way of being wrong, looked up by name.
+
 Mutants are not in :data:`.policies.POLICIES`; ``akita simulate --policy``
 cannot run them.  :func:`simulate_mutant` does.
 
@@ -30,6 +35,7 @@ from typing import Callable, TextIO
 import attrs
 
 from akita.model import Host, ParameterError, Placement, first_fit, scan_fit
+from akita.model.variants import SIMULATOR, WRONG_VARIANTS
 
 from .policies.akita import AkitaPolicy
 from .policies.credit2 import Credit2Policy
@@ -44,6 +50,22 @@ from .simulator import Result, Simulator
 __all__ = ["Mutant", "MUTANTS", "mutant_named", "simulate_mutant", "last_fit",
            "BaselineMutant", "BASELINE_MUTANTS", "EEVDFWithoutEligibility",
            "EEVDFWithoutPreemptShort", "Credit2WithoutReset"]
+
+#: Where this module implements each rule (read by the traceability table,
+#: docs/traceability.rst; tests/docs/test_traceability.py checks every name).
+__rules__ = {
+    "R2": ("NoVirtualDeadline",),
+    "R3": ("BudgetOverrun",),
+    "R4": ("WrongTieBreak",),
+    "R5": ("NoModeSwitch", "LateModeSwitch", "EagerModeSwitch"),
+    "R6": ("LoFirstInHiMode",),
+    "R7": ("IdleWhileRunnable",),
+    "R8": ("NoCooling",),
+    "R9": ("PrematureHiToLo",),
+    "R10": ("NoWakePreempt",),
+    "R12": ("last_fit",),
+}
+
 
 _MS = 1_000_000
 
@@ -181,44 +203,28 @@ class Mutant:
     place: Callable[[Host], Placement] = first_fit
 
 
-#: Every mutant, one per wrong rule (three for R5: never, late, early).
-MUTANTS: tuple[Mutant, ...] = (
-    Mutant("wrong-tie-break", "R4",
-           "On equal keys it runs the vCPU inserted last first (reverse queue order).",
-           WrongTieBreak),
-    Mutant("no-virtual-deadline", "R2",
-           "A HI vCPU's LO-mode key is its actual deadline, not its virtual deadline s + x*T.",
-           NoVirtualDeadline),
-    Mutant("no-mode-switch", "R5",
-           "A HI vCPU that consumes C_opt and is still runnable never switches the pCPU to HI.",
-           NoModeSwitch),
-    Mutant("late-mode-switch", "R5",
-           "The pCPU switches to HI when the HI vCPU has consumed C_opt + 1 ms, not C_opt.",
-           LateModeSwitch),
-    Mutant("premature-hi-to-lo", "R9",
-           "In HI mode the pCPU returns to LO at the next HI period start, whatever the "
-           "temperatures.", PrematureHiToLo),
-    Mutant("no-cooling", "R8",
-           "Temperatures are never lowered at period starts, so HI mode is never left.",
-           NoCooling),
-    Mutant("lo-first-in-hi-mode", "R6",
-           "In HI mode the active runnable LO vCPUs run before the active runnable HI ones.",
-           LoFirstInHiMode),
-    Mutant("budget-overrun", "R3",
-           "An active vCPU runs 1 ms past its remaining budget before the pCPU decides again.",
-           BudgetOverrun),
-    Mutant("idle-while-runnable", "R7",
-           "The pCPU idles instead of running an inactive runnable vCPU.", IdleWhileRunnable),
-    Mutant("no-wake-preempt", "R10",
-           "A waking vCPU never makes the pCPU decide again, although wake_preempts is true.",
-           NoWakePreempt),
-    Mutant("last-fit", "R12",
-           "Each vCPU goes to the last pCPU that passes the admission test, not the first.",
-           AkitaPolicy, last_fit),
-    Mutant("eager-mode-switch", "R5",
-           "The pCPU switches to HI when a HI vCPU has consumed half of C_opt.",
-           EagerModeSwitch),
-)
+#: How the simulator is wrong in each wrong variant (:data:`akita.model.variants.WRONG_VARIANTS`):
+#: the policy class and the placement, looked up by the variant's name.
+_SIMULATED: dict[str, tuple[type[AkitaPolicy], Callable[[Host], Placement]]] = {
+    "wrong-tie-break": (WrongTieBreak, first_fit),
+    "no-virtual-deadline": (NoVirtualDeadline, first_fit),
+    "no-mode-switch": (NoModeSwitch, first_fit),
+    "late-mode-switch": (LateModeSwitch, first_fit),
+    "premature-hi-to-lo": (PrematureHiToLo, first_fit),
+    "no-cooling": (NoCooling, first_fit),
+    "lo-first-in-hi-mode": (LoFirstInHiMode, first_fit),
+    "budget-overrun": (BudgetOverrun, first_fit),
+    "idle-while-runnable": (IdleWhileRunnable, first_fit),
+    "no-wake-preempt": (NoWakePreempt, first_fit),
+    "last-fit": (AkitaPolicy, last_fit),
+    "eager-mode-switch": (EagerModeSwitch, first_fit),
+}
+
+#: Every mutant, one per wrong rule (three for R5: never, late, early): the wrong variants
+#: of the catalogue that the simulator carries, with their names, rules and texts.
+MUTANTS: tuple[Mutant, ...] = tuple(
+    Mutant(variant.name, variant.rule, variant.text, *_SIMULATED[variant.name])
+    for variant in WRONG_VARIANTS if SIMULATOR in variant.sides)
 
 
 def mutant_named(name: str) -> Mutant:

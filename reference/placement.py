@@ -21,6 +21,12 @@ from akita.model import (
 
 __all__ = ["first_fit_under", "place_all"]
 
+#: Where this module implements each rule (read by the traceability table,
+#: docs/traceability.rst; tests/docs/test_traceability.py checks every name).
+__rules__ = {
+    "R12": ("first_fit_under",),
+}
+
 
 def first_fit_under(host: Host, test: str | None) -> Placement:
     """First fit on *host* under the admission test *test* (R12); ``None``: ``host.test``."""

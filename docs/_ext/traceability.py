@@ -12,7 +12,7 @@ from typing import Any
 
 from generated import list_table, on_build, write_if_changed
 
-from akita.traceability import gaps, trace_rules
+from akita.traceability import COLUMNS, gaps, trace_rules
 
 
 def _cell(items: tuple[str, ...], empty: str = "--") -> str:
@@ -23,14 +23,19 @@ def write_table(docs: Path) -> Path:
     """Write ``_generated/traceability.rst`` under *docs*; return its path."""
     traces = trace_rules(docs.parent / "tests")
     lines = list_table(
-        "Rules, and where each is implemented, encoded, proved, tested and checked by the oracle",
-        (8, 20, 14, 18, 22, 18),
-        ("Rule", "Reference code", "Z3 encoding", "Proof obligations", "Tests",
-         "Oracle (``akita conform``)"),
-        ([f":ref:`{t.rule} <rule-{t.rule}>`", _cell(t.implementation), _cell(t.encoding),
-          _cell(t.obligations), _cell(t.tests), _cell(t.oracle)] for t in traces))
+        "Rules, and where each is implemented (one column per independent implementation), "
+        "proved and tested",
+        (6, 12, 12, 12, 12, 12, 10, 12, 12),
+        ("Rule", *(heading for _, heading, _ in COLUMNS), "Proof obligations", "Tests"),
+        ([f":ref:`{t.rule} <rule-{t.rule}>`",
+          *(_cell(getattr(t, field)) for field, _, _ in COLUMNS),
+          _cell(t.obligations), _cell(t.tests)] for t in traces))
     missing = gaps(traces)
-    lines += ["", "Gaps: " + ("; ".join(missing) if missing else "none.") + ""]
+    lines += ["", "Gaps: " + ("; ".join(missing) if missing else "none.") + "", "",
+              "Every file that refers to each rule (code, obligations, tests, pages): what a "
+              "change of the rule must read.", ""]
+    for t in traces:
+        lines += [f":ref:`{t.rule} <rule-{t.rule}>`", f"   {_cell(t.files)}", ""]
     return write_if_changed(docs / "_generated" / "traceability.rst", "\n".join(lines) + "\n")
 
 

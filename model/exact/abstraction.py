@@ -90,6 +90,15 @@ from .tick import TickState, current
 
 __all__ = ["FIELDS", "Layout", "layout", "canonical", "read_budget", "members", "covers"]
 
+#: Where this module implements each rule (read by the traceability table,
+#: docs/traceability.rst; tests/docs/test_traceability.py checks every name).
+__rules__ = {
+    "R3": ("read_budget",),
+    "R5": ("read_budget", "canonical"),
+    "R8": ("canonical",),
+}
+
+
 #: The fields of one vCPU in a search state, in order.
 FIELDS = ("pos", "work", "most", "consumed", "temperature", "asked", "ins")
 _W = len(FIELDS)

@@ -64,6 +64,13 @@ from .search import SAFE, Outcome, decide
 
 __all__ = ["ExactTest", "Trial", "Recheck", "canonical", "certificate_json"]
 
+#: Where this module implements each rule (read by the traceability table,
+#: docs/traceability.rst; tests/docs/test_traceability.py checks every name).
+__rules__ = {
+    "R11": ("ExactTest",),
+}
+
+
 #: ``recheck(pcpu, outcome) -> (accepted, why)``: an independent check of a SAFE answer.
 Recheck = Callable[[TickPCPU, Outcome], tuple[bool, str]]
 

@@ -37,6 +37,18 @@ __all__ = ["Step", "MISS", "successors", "start_states", "arrivals"]
 
 #: A step's label: ``(ran, ended, starts)`` (:data:`Step`).
 Label = tuple[int, bool, tuple[int, ...]]
+#: Where this module implements each rule (read by the traceability table,
+#: docs/traceability.rst; tests/docs/test_traceability.py checks every name).
+__rules__ = {
+    "R2": ("_starts", "arrivals", "start_states"),
+    "R3": ("successors", "_ran"),
+    "R5": ("successors", "_ran"),
+    "R8": ("_starts",),
+    "R9": ("_starts",),
+    "R10": ("successors",),
+    "R13": ("start_states",),
+}
+
 
 #: One successor: ``(state, ticks, label)``; the label records what happened for the
 #: counterexample (:mod:`.counterexample`): ``(ran, ended, starts)``, ``ran`` the vCPU

@@ -31,6 +31,17 @@ from ..smt.pcpu import TickPCPU
 
 __all__ = ["Machine", "machine", "winner", "choose", "NOBODY"]
 
+#: Where this module implements each rule (read by the traceability table,
+#: docs/traceability.rst; tests/docs/test_traceability.py checks every name).
+__rules__ = {
+    "R4": ("winner", "_tier"),
+    "R5": ("choose", "machine"),
+    "R6": ("_tier",),
+    "R7": ("_tier",),
+    "R8": ("machine",),
+}
+
+
 #: No vCPU (the pCPU idles; no vCPU ran in the tick before).
 NOBODY = -1
 
@@ -76,8 +87,7 @@ def machine(pcpu: TickPCPU) -> Machine:
         tuple(pcpu.akita and v.hi and pcpu.variant != "no-mode-switch" for v in vs),
         tuple((0 if v.hi else 1, i) for i, v in enumerate(vs)),
         pcpu.x.numerator, pcpu.x.denominator, pcpu.akita, pcpu.fifo, pcpu.lo_in_hi_mode,
-        pcpu.hi_mode_order == "hi-first", pcpu.hi_mode_order == "capped",
-        pcpu.hi_mode_deadline == "virtual",
+        pcpu.options.hi_first, pcpu.options.capped, pcpu.options.virtual_in_hi,
         pcpu.variant == "lo-first-in-hi-mode", pcpu.variant == "eager-mode-switch",
         pcpu.variant != "no-cooling", pcpu.variant == "premature-hi-to-lo",
         pcpu.initial_temperature,

@@ -39,6 +39,18 @@ from .machine import NOBODY, Machine, choose
 __all__ = ["TickState", "start", "step", "advance", "arrive", "period_starts", "return_to_lo",
            "ranks", "current", "run"]
 
+#: Where this module implements each rule (read by the traceability table,
+#: docs/traceability.rst; tests/docs/test_traceability.py checks every name).
+__rules__ = {
+    "R2": ("period_starts",),
+    "R3": ("advance",),
+    "R5": ("advance",),
+    "R8": ("period_starts",),
+    "R9": ("return_to_lo", "period_starts"),
+    "R10": ("step",),
+    "R13": ("start",),
+}
+
 
 @attrs.frozen
 class TickState:

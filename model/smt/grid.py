@@ -34,6 +34,13 @@ from ..errors import ModelError
 __all__ = ["Cond", "Term", "Piece", "Grid", "FixedGrid", "IntGrid", "OneHotGrid", "ENCODINGS",
            "grid"]
 
+#: Where this module implements each rule (read by the traceability table,
+#: docs/traceability.rst; tests/docs/test_traceability.py checks every name).
+__rules__ = {
+    "R2": ("grid", "Grid.deadline", "Grid.release"),
+}
+
+
 #: A condition: folded to a Python ``bool`` when it is a constant.
 Cond = Union[bool, z3.BoolRef]
 #: An integer: a Python ``int`` when it is a constant.

@@ -50,6 +50,8 @@ from ..edf_vd import virtual_deadline_factor
 from ..first_fit import Placement
 from ..host import Host
 from ..options import HI_MODE_ORDERS, QUEUE_ORDERS, SchedulerOptions
+from ..rules import RULE_SETS
+from ..variants import wrong_variant
 from ..vm import VCPU, VM
 from .fold import and_, as_bool, ite, le, lt, not_, or_
 from .grid import Cond, Grid, Term, grid
@@ -58,6 +60,7 @@ from .named import Constraints
 
 __all__ = [
     "VARIANTS",
+    "POLICIES",
     "TickVCPU",
     "TickPCPU",
     "State",
@@ -89,16 +92,21 @@ __rules__ = {
     "R13": ("initial_state",),
 }
 
-#: The deliberately wrong variants of the rules (:attr:`TickPCPU.variant`),
-#: named as the reference mutants of the same wrong idea
-#: (:data:`akita.reference.mutants.MUTANTS`), with the rule each breaks.
+#: The deliberately wrong variants of the rules (:attr:`TickPCPU.variant`) that the Z3 model
+#: carries, with the rule each breaks: the entries of the catalogue of wrong variants
+#: (:data:`akita.model.variants.WRONG_VARIANTS`), looked up by name, that the simulator's
+#: mutants (:data:`akita.reference.mutants.MUTANTS`) share.
 VARIANTS: dict[str, str] = {
-    "lo-first-in-hi-mode": "R6",
-    "no-cooling": "R8",
-    "premature-hi-to-lo": "R9",
-    "eager-mode-switch": "R5",
-    "no-mode-switch": "R5",
+    name: wrong_variant(name).rule
+    for name in ("lo-first-in-hi-mode", "no-cooling", "premature-hi-to-lo", "eager-mode-switch",
+                 "no-mode-switch")
 }
+
+#: The rule sets (:data:`akita.model.rules.RULE_SETS`) this model encodes: Akita's, and
+#: plain EDF over the same servers (no modes, no virtual deadlines).  ``akita-linux`` is
+#: checked by the oracle alone.
+POLICIES: tuple[str, ...] = tuple(name for name in RULE_SETS if name in ("akita", "edf"))
+
 
 @attrs.frozen
 class TickVCPU:
@@ -158,16 +166,17 @@ class TickPCPU:
         * ``"no-mode-switch"`` (R5; formerly ``"no-switch"``): R5 never
           fires, so HI vCPUs spend ``C_pes`` in LO mode.
 
-        ``no-virtual-deadline`` needs no variant: the ``edf`` admission test
-        (``x = 1``) has its effect.  The other mutants (``wrong-tie-break``,
-        ``late-mode-switch``, ``budget-overrun``, ``idle-while-runnable``,
-        ``no-wake-preempt``, ``last-fit``) have no variant here; ``wrong-tie-break``
-        is the other ``queue_order``.
+        The mutants with no variant here (``wrong-tie-break``,
+        ``no-virtual-deadline``, ``late-mode-switch``, ``budget-overrun``,
+        ``idle-while-runnable``, ``no-wake-preempt``, ``last-fit``) say why in
+        the catalogue (:attr:`akita.model.variants.WrongVariant.why`):
+        ``wrong-tie-break`` is the other ``queue_order``, ``no-virtual-deadline``
+        the ``edf`` admission test (``x = 1``).
     """
 
     vcpus: tuple[TickVCPU, ...]
     x: Fraction = Fraction(1)
-    policy: str = "akita"
+    policy: str = attrs.field(default="akita", validator=attrs.validators.in_(POLICIES))
     initial_temperature: int = 2
     hi_mode_deadline: str = "actual"
     lo_in_hi_mode: bool = True
@@ -187,9 +196,16 @@ class TickPCPU:
         return self.policy == "akita"
 
     @property
+    def options(self) -> SchedulerOptions:
+        """The scheduler options this pCPU holds, which decode them (:class:`SchedulerOptions`)."""
+        return SchedulerOptions(self.initial_temperature, self.hi_mode_deadline,
+                                lo_in_hi_mode=self.lo_in_hi_mode, queue_order=self.queue_order,
+                                hi_mode_order=self.hi_mode_order, x_rule=self.x_rule)
+
+    @property
     def fifo(self) -> bool:
         """Whether equal keys are ordered by insertion instant (``queue_order = "fifo"``)."""
-        return self.queue_order == "fifo"
+        return self.options.fifo
 
     def hyperperiod(self) -> int:
         h = 1
@@ -234,7 +250,7 @@ def tick_vcpus(vcpus: Sequence[VCPU], options: SchedulerOptions, x: Fraction, te
     times = [t for v in vcpus
              for t in (v.vm.period, v.vm.c_opt, v.vm.c_pes or v.vm.c_opt, v.vm.phase or 0)]
     tick = _tick_of(times)
-    synchronous = options.phases == "synchronous"
+    synchronous = options.synchronous
 
     def phase(vm: VM) -> int | None:
         return vm.phase // tick if vm.phase is not None else 0 if synchronous else None
@@ -350,7 +366,7 @@ def _tiers(pcpu: TickPCPU, eligible: list[Cond], background: list[Cond], keys: K
     if not mode_hi:
         lo_key = [virtual[i] if v.hi else deadline[i] for i, v in enumerate(vs)]
         return [(eligible, lo_key), (background, deadline)]
-    hi_key = virtual if pcpu.hi_mode_deadline == "virtual" else deadline
+    hi_key = virtual if pcpu.options.virtual_in_hi else deadline
     lo_ok = pcpu.lo_in_hi_mode
 
     def only(members: list[Cond], hi: bool) -> list[Cond]:
@@ -359,10 +375,10 @@ def _tiers(pcpu: TickPCPU, eligible: list[Cond], background: list[Cond], keys: K
     his, his_bg, los, los_bg = (only(eligible, True), only(background, True),
                                 only(eligible, False), only(background, False))
     lo_first = pcpu.variant == "lo-first-in-hi-mode"
-    if pcpu.hi_mode_order == "hi-first":  # LO vCPUs' deadlines are ignored: queue order only
+    if pcpu.options.hi_first:  # LO vCPUs' deadlines are ignored: queue order only
         zero = [no_key() for _ in vs]
         tiers = [(his, hi_key), (his_bg, deadline), (los, zero), (los_bg, deadline)]
-    elif pcpu.hi_mode_order == "capped":
+    elif pcpu.options.capped:
         zero = [no_key() for _ in vs]
         tiers = [(his, hi_key), (los, zero), (los_bg, deadline), (his_bg, deadline)]
     else:

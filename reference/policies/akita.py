@@ -80,7 +80,7 @@ class AkitaPolicy(EDFVDPolicy):
         super().setup_cpus(sim)
         options = sim.host.options
         self.initial_temperature = options.initial_temperature
-        self.virtual_in_hi = options.hi_mode_deadline == "virtual"
+        self.virtual_in_hi = options.virtual_in_hi
         self.lo_in_hi_mode = options.lo_in_hi_mode
 
     # -- server parameters (R2, R6) --------------------------------------------------

@@ -100,17 +100,23 @@ class ModalServerPolicy(ServerPolicy):
     cpus: list[ModeCPU]
 
     #: What HI mode runs when no HI vCPU with budget is runnable (R3, R7): the host's
-    #: ``hi_mode_order``, ``"capped"``, ``"hi-first"`` or ``"budget-first"``.
+    #: ``hi_mode_order``, ``"capped"``, ``"hi-first"`` or ``"budget-first"``, and the same
+    #: as :class:`~akita.model.SchedulerOptions` decodes it.
     hi_mode_order: str = "capped"
+    #: Whether HI mode runs the HI vCPUs without budget before any LO vCPU (R7).
+    hi_first: bool = False
+    #: Whether budgets are enforced in HI mode: a HI vCPU past its budget runs only when no
+    #: LO vCPU can (R3).
+    capped: bool = True
+    #: Whether HI mode runs the LO vCPUs with budget by deadline (R7).
+    budget_first: bool = False
 
     def setup_cpus(self, sim: Simulator) -> None:
         self.cpus = [ModeCPU(partial(self.new_queue, c)) for c in range(sim.host.pcpus)]
-        self.hi_mode_order = sim.host.options.hi_mode_order
-
-    @property
-    def hi_first(self) -> bool:
-        """Whether HI mode runs the HI vCPUs without budget before any LO vCPU (R7)."""
-        return self.hi_mode_order == "hi-first"
+        options = sim.host.options
+        self.hi_mode_order = options.hi_mode_order
+        self.hi_first, self.capped, self.budget_first = (
+            options.hi_first, options.capped, options.budget_first)
 
     # -- server parameters and queues ---------------------------------------------------
 
@@ -132,7 +138,7 @@ class ModalServerPolicy(ServerPolicy):
         """The key of a LO vCPU with budget in HI mode (R7): none with ``"capped"`` and
         ``"hi-first"`` -- HI mode ignores LO vCPUs' deadlines, so they run in queue order --
         its deadline with ``"budget-first"``."""
-        return self.background_key(state) if self.hi_mode_order == "budget-first" else 0
+        return self.background_key(state) if self.budget_first else 0
 
     def enqueue(self, state: ServerState) -> None:
         server = state.sched
@@ -253,7 +259,7 @@ class ModalServerPolicy(ServerPolicy):
         there, with ``hi_mode_order = "capped"`` (R3), before every HI one."""
         hi = cpu.inactive_hi.peek_entry()
         lo = cpu.inactive_lo.peek_entry() if (self.lo_in_hi_mode or not cpu.hi) else None
-        if lo is not None and cpu.hi and self.hi_mode_order == "capped":
+        if lo is not None and cpu.hi and self.capped:
             return lo[3]  # R3: a HI vCPU past C_pes only when no LO vCPU can run
         if hi is None or (lo is not None and lo[:2] < hi[:2]):
             return lo[3] if lo is not None else None

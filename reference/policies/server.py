@@ -118,7 +118,7 @@ class ServerPolicy(Policy):
         self.resched = sim.resched
         options = sim.host.options
         self.wake_preempts = options.wake_preempts
-        self.fifo = options.queue_order == "fifo"
+        self.fifo = options.fifo
         for state in sim.vcpus:
             state.sched = Server(phase_of(state))
             if state.stats.budget is None:

@@ -2,51 +2,104 @@
 
 Read from the code, never typed by hand:
 
-* **implementation**, **Z3 encoding** and **oracle**: each module of
-  ``akita.model``, ``akita.reference``, ``akita.trace`` and ``akita.oracle`` may declare
+* **implementations**: each module of ``akita.model``, ``akita.reference``,
+  ``akita.trace``, ``akita.oracle`` and ``akita.linux`` may declare
   ``__rules__ = {"R4": ("AkitaPolicy.pick", ...)}``; names are resolved, so a
   renamed function breaks the table (and ``tests/docs/test_traceability.py``).
-  Modules under ``akita.model.smt`` are the Z3 encodings, modules of
-  ``akita.oracle`` say where ``akita conform`` checks the rule;
+  A declaration lands in the column of the independent implementation its
+  module belongs to (:data:`COLUMNS`): the model's own Python (admission,
+  placement, the transition tables), the simulator (``akita.reference``),
+  the Z3 encodings (``akita.model.smt``), the exact search
+  (``akita.model.exact``), the oracle (``akita conform``, with the
+  ``akita-linux`` rule set) and the Linux controller (``akita linux``);
 * **proof obligations**: ``Obligation.rules``, from the manifest
   (:mod:`akita.proofs.manifest`);
 * **tests**: test functions and modules of ``tests/`` marked
   ``@pytest.mark.rule("R4", ...)`` (or ``pytestmark = ...``), read from the
-  source without running it.
+  source without running it;
+* **pages**: the pages of the specification that name the rule.
+
+Every module that implements a rule declares it: :func:`undeclared` names
+the modules that name a rule id in their code (outside ``__rules__``), or
+that :data:`RULE_BEARING` lists, and declare no ``__rules__``; a registry
+that names rules without implementing one is exempt by name, with its
+reason (:data:`REGISTRIES`).
 
 The oracle's declarations must agree with the rules it names in its
 findings (:data:`akita.oracle.RULE_TITLES`): a rule it names but checks
 nowhere, or checks but never names, is reported by :func:`unresolved`.
 
 :func:`gaps` says which rule lacks an implementation, an obligation or a
-test; the specification's build shows the table (:doc:`/traceability`).
+test; the specification's build shows the table (:doc:`/traceability`) and,
+per rule, every file that refers to it (``RuleTrace.files``).
 """
 
 from __future__ import annotations
 
 import ast
 import importlib
+import inspect
 import pkgutil
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
 import attrs
 
-from akita.model.rules import RULES, rule_ids
+from akita.model.rules import RULES, Rule, rule_ids
 
-__all__ = ["RuleTrace", "trace_rules", "gaps", "unresolved", "PACKAGES"]
+__all__ = ["RuleTrace", "trace_rules", "gaps", "unresolved", "undeclared", "names_rules",
+           "PACKAGES", "COLUMNS", "RULE_BEARING", "REGISTRIES"]
 
 #: The packages whose modules may declare ``__rules__``.
-PACKAGES = ("akita.model", "akita.reference", "akita.trace", "akita.oracle")
+PACKAGES = ("akita.model", "akita.reference", "akita.trace", "akita.oracle", "akita.linux")
 
-#: Declarations in these packages fill the Z3 encoding and the oracle columns.
-_ENCODING, _ORACLE = "akita.model.smt", "akita.oracle"
+#: The independent implementations, each a column of the table: the
+#: :class:`RuleTrace` field, its heading, and the packages it reads (the first
+#: that holds a module wins, so the Z3 encodings and the exact search are
+#: taken out of the model before it).
+COLUMNS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("encoding", "Z3 encoding", ("akita.model.smt",)),
+    ("exact", "Exact search", ("akita.model.exact",)),
+    ("implementation", "Model", ("akita.model",)),
+    ("simulator", "Simulator", ("akita.reference",)),
+    ("oracle", "Oracle (``akita conform``)", ("akita.oracle", "akita.trace")),
+    ("linux", "Linux controller (``akita linux``)", ("akita.linux",)),
+)
+
+#: Declarations in this package fill the oracle column, checked against ``RULE_TITLES``.
+_ORACLE = "akita.oracle"
+
+#: Modules that implement rules without naming a rule id in their code -- the
+#: exact search evaluates the rules on concrete values, the simulator's mutants
+#: take their rules from the catalogue of wrong variants: each must declare
+#: ``__rules__`` all the same.
+RULE_BEARING = (
+    "akita.reference.mutants",
+    "akita.model.exact.abstraction",
+    "akita.model.exact.admission",
+    "akita.model.exact.events",
+    "akita.model.exact.machine",
+    "akita.model.exact.tick",
+)
+
+#: Modules that name rule ids in their code but implement none, and why.
+REGISTRIES = {
+    "akita.model.rules": "the rules themselves: ids, titles, sections",
+    "akita.model.variants": "the catalogue of wrong variants: the rule each breaks, "
+                            "implemented by the simulator's mutants and the Z3 variants",
+    "akita.oracle.violation": "the rules the oracle's findings may name, checked against "
+                              "the oracle's __rules__ (unresolved)",
+}
+
+_RULE_ID = re.compile(r"R(1[0-4]|[1-9])")
 
 
 @attrs.frozen
 class RuleTrace:
-    """Everything that refers to one rule."""
+    """Everything that refers to one rule, one field per independent implementation
+    (:data:`COLUMNS`), the proof obligations, the tests, and the pages that name it."""
 
     rule: str
     title: str
@@ -56,6 +109,13 @@ class RuleTrace:
     obligations: tuple[str, ...]
     tests: tuple[str, ...]
     oracle: tuple[str, ...]
+    simulator: tuple[str, ...] = ()
+    exact: tuple[str, ...] = ()
+    linux: tuple[str, ...] = ()
+    #: every file that refers to the rule, repository paths: the modules of the
+    #: implementations, the registries that name it (:data:`REGISTRIES`), the modules
+    #: of the obligations, the test files and the pages.
+    files: tuple[str, ...] = ()
 
 
 def _modules() -> Iterator[ModuleType]:
@@ -110,6 +170,56 @@ def _oracle_disagreements() -> list[str]:
                for rule in sorted(checked - set(RULE_TITLES))])
 
 
+def _docstrings(tree: ast.AST) -> set[int]:
+    """The ids of the docstring nodes of *tree* (its module, classes and functions)."""
+    found = set()
+    for node in ast.walk(tree):
+        if (isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                and node.body and isinstance(node.body[0], ast.Expr)
+                and isinstance(node.body[0].value, ast.Constant)):
+            found.add(id(node.body[0].value))
+    return found
+
+
+def _declaration(node: ast.stmt) -> bool:
+    targets = (node.targets if isinstance(node, ast.Assign)
+               else [node.target] if isinstance(node, ast.AnnAssign) else [])
+    return any(isinstance(t, ast.Name) and t.id == "__rules__" for t in targets)
+
+
+def names_rules(source: str) -> tuple[str, ...]:
+    """The rule ids that the code of a module's *source* names as strings (``"R8"``),
+    outside its docstrings and its ``__rules__``: the rules it assigns something to."""
+    tree = ast.parse(source)
+    tree.body = [node for node in tree.body if not _declaration(node)]
+    docs = _docstrings(tree)
+    return tuple(sorted({node.value for node in ast.walk(tree)
+                         if isinstance(node, ast.Constant) and isinstance(node.value, str)
+                         and id(node) not in docs and _RULE_ID.fullmatch(node.value)},
+                        key=lambda rule: int(rule[1:])))
+
+
+def undeclared() -> list[str]:
+    """The modules that implement a rule and declare no ``__rules__`` (or an empty one),
+    with the reason they count as implementing one.
+
+    A module implements a rule if its code names a rule id (:func:`names_rules`)
+    or :data:`RULE_BEARING` lists it; :data:`REGISTRIES` are exempt.
+    """
+    missing = []
+    for module in _modules():
+        name = module.__name__
+        if getattr(module, "__rules__", None) or name in REGISTRIES:
+            continue  # an empty __rules__ declares nothing
+        named = names_rules(inspect.getsource(module))
+        if named:
+            missing.append(f"{name} names {', '.join(named)} in its code but declares "
+                           "no __rules__")
+        elif name in RULE_BEARING:
+            missing.append(f"{name} implements rules (RULE_BEARING) but declares no __rules__")
+    return missing
+
+
 def _marks(node: ast.AST) -> list[str]:
     """Rule ids of ``pytest.mark.rule(...)`` calls in *node* (a decorator or an assignment)."""
     rules: list[str] = []
@@ -142,32 +252,73 @@ def marked_tests(tests: Path) -> dict[str, list[str]]:
     return found
 
 
+def _column(module: str) -> str:
+    """The :class:`RuleTrace` field of the implementation *module* belongs to."""
+    return next(field for field, _, packages in COLUMNS
+                if any(_in(module, package) for package in packages))
+
+
+def _file(module: str, root: Path) -> str:
+    """The repository path of *module* under *root* (its name if it lies elsewhere)."""
+    path = Path(inspect.getfile(importlib.import_module(module))).resolve()
+    return path.relative_to(root).as_posix() if path.is_relative_to(root) else module
+
+
+def _pages(root: Path) -> dict[str, list[str]]:
+    """rule -> the specification's pages (``docs/**/*.rst``, not generated) that name it."""
+    found: dict[str, list[str]] = {}
+    for path in sorted((root / "docs").rglob("*.rst")):
+        if "_generated" in path.parts:
+            continue
+        named = set(re.findall(r"\b(R(?:1[0-4]|[1-9]))\b", path.read_text(encoding="utf-8")))
+        for rule in named:
+            found.setdefault(rule, []).append(path.relative_to(root).as_posix())
+    return found
+
+
 def trace_rules(tests: Path) -> list[RuleTrace]:
-    """The traceability table, one row per rule, reading the tests from folder *tests*."""
+    """The traceability table, one row per rule, reading the tests from folder *tests*
+    (and the pages from ``docs/`` beside it)."""
     from akita.proofs.manifest import load
 
-    implementation: dict[str, list[str]] = {}
-    encoding: dict[str, list[str]] = {}
-    oracle: dict[str, list[str]] = {}
+    root = tests.resolve().parent
+    columns: dict[str, dict[str, list[str]]] = {field: {} for field, _, _ in COLUMNS}
+    files: dict[str, set[str]] = {}
     for rule, module, name in _declarations():
-        column = (encoding if _in(module, _ENCODING) else oracle if _in(module, _ORACLE)
-                  else implementation)
-        column.setdefault(rule, []).append(f"{module}.{name}")
+        columns[_column(module)].setdefault(rule, []).append(f"{module}.{name}")
+        files.setdefault(rule, set()).add(_file(module, root))
+    for module in REGISTRIES:  # the rule's title, its wrong variants, the oracle's names
+        for rule in names_rules(inspect.getsource(importlib.import_module(module))):
+            files.setdefault(rule, set()).add(_file(module, root))
     obligations: dict[str, list[str]] = {}
     for obligation in load():
         for rule in obligation.rules:
             obligations.setdefault(rule, []).append(obligation.name)
+            files.setdefault(rule, set()).add(_file(obligation.check.__module__, root))
     tested = marked_tests(tests)
-    return [RuleTrace(r.id, r.title, r.section, tuple(implementation.get(r.id, ())),
-                      tuple(encoding.get(r.id, ())), tuple(obligations.get(r.id, ())),
-                      tuple(tested.get(r.id, ())), tuple(oracle.get(r.id, ()))) for r in RULES]
+    for rule, ids in [*tested.items(), *_pages(root).items()]:
+        files.setdefault(rule, set()).update(i.split("::")[0] for i in ids)
+    return [_row(r, columns, tuple(obligations.get(r.id, ())), tuple(tested.get(r.id, ())),
+                 tuple(sorted(files.get(r.id, ())))) for r in RULES]
+
+
+def _row(rule: Rule, columns: dict[str, dict[str, list[str]]], obligations: tuple[str, ...],
+         tests: tuple[str, ...], files: tuple[str, ...]) -> RuleTrace:
+    def column(field: str) -> tuple[str, ...]:
+        return tuple(columns[field].get(rule.id, ()))
+
+    return RuleTrace(rule.id, rule.title, rule.section, column("implementation"),
+                     column("encoding"), obligations, tests, column("oracle"),
+                     simulator=column("simulator"), exact=column("exact"),
+                     linux=column("linux"), files=files)
 
 
 def gaps(traces: list[RuleTrace]) -> list[str]:
-    """What each rule lacks of an implementation, a proof obligation and a test."""
+    """What each rule lacks of an implementation (in the model or the simulator), a proof
+    obligation and a test."""
     missing = []
     for t in traces:
-        for what, items in (("implementation", t.implementation),
+        for what, items in (("implementation", t.implementation + t.simulator),
                             ("proof obligation", t.obligations), ("test", t.tests)):
             if not items:
                 missing.append(f"{t.rule} has no {what}")

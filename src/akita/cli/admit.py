@@ -197,7 +197,7 @@ def phases_line(host: Host) -> str:
     """Where the VMs' periods start (R2), in one line."""
     declared = [f"{vm.name} at {format_duration(vm.phase)}" for vm in host.vms
                 if vm.phase is not None]
-    rest = ("at 0 (synchronous)" if host.options.phases == "synchronous"
+    rest = ("at 0 (synchronous)" if host.options.synchronous
             else "at phases drawn from each run's seed")
     if not declared:
         return f"Periods start {rest}."

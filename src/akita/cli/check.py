@@ -27,6 +27,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from akita.model import ModelError, Placement, first_fit, format_duration, load_host
+from akita.model.smt.pcpu import POLICIES
 from akita.proofs.host_check import (
     DEFAULT_RLIMIT,
     DEFAULT_TIMEOUT,
@@ -45,9 +46,6 @@ from .outputs import writable_folder
 
 __all__ = ["check", "counted", "print_checks", "summary", "checks_json", "progress_bar",
            "timeout_option", "horizon_options"]
-
-POLICIES = ("akita", "edf")
-
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -83,7 +81,7 @@ def horizon_options(function: F) -> F:
 
 @click.command(short_help="Z3: no HI job misses on any pCPU, within scope.")
 @click.argument("host_file", metavar="HOST.toml", type=click.Path(dir_okay=False))
-@click.option("--policy", default="akita", show_default=True, help="akita or edf.")
+@click.option("--policy", default="akita", show_default=True, help=" or ".join(POLICIES) + ".")
 @horizon_options
 @timeout_option
 @click.option("--save", "save_to", type=click.Path(file_okay=False),
@@ -98,7 +96,7 @@ def check(host_file: str, policy: str, hyperperiods: int, max_ticks: int, max_me
     prove (no HI vCPU on any pCPU); 2 bad input.
     """
     if policy not in POLICIES:
-        raise ModelError("--policy", policy, "akita or edf")
+        raise ModelError("--policy", policy, " or ".join(POLICIES))
     check_limits(timeout=timeout, max_ticks=max_ticks, hyperperiods=hyperperiods,
                  memory_mb=max_memory)
     host = load_host(host_file)
