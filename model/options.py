@@ -124,6 +124,11 @@ class SchedulerOptions:
     :param migration_cost: ns a pCPU spends, doing no vCPU's work, when it
         dispatches a vCPU that last ran on another pCPU: refilling the
         private caches the vCPU left behind (decision 292).
+    :param ple_window: pause-loop exiting: ns a guest vCPU may spin in a
+        PAUSE loop before it exits to the host, which yields its pCPU to a
+        preempted sibling vCPU (``kvm_vcpu_on_spin``); the window doubles at
+        each exit of one spin (``ple_window_grow``).  ``0`` (the default):
+        no pause-loop exiting (decision 294).
     """
 
     initial_temperature: int = 2
@@ -140,6 +145,7 @@ class SchedulerOptions:
     cfs_groups: str = "none"
     wake_cost: int = attrs.field(default=0, metadata={DURATION: True})
     migration_cost: int = attrs.field(default=0, metadata={DURATION: True})
+    ple_window: int = attrs.field(default=0, metadata={DURATION: True})
 
     def __attrs_post_init__(self) -> None:
         t = self.initial_temperature
@@ -161,7 +167,7 @@ class SchedulerOptions:
         if not isinstance(rule, str) or rule not in X_RULES and not _fixed_ok(rule):
             raise ModelError("host.x_rule", rule, "'eq4' or 'baruah' or a fraction 'p/q' in "
                                                   "lowest terms with 0 < p/q <= 1")
-        for name in ("context_switch_cost", "wake_cost", "migration_cost"):
+        for name in ("context_switch_cost", "wake_cost", "migration_cost", "ple_window"):
             cost = getattr(self, name)
             if not isinstance(cost, int) or isinstance(cost, bool) or cost < 0:
                 raise ModelError(f"host.{name}", cost, "a duration >= 0")

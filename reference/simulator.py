@@ -275,6 +275,14 @@ class Simulator:
             self._arm(cpu, state, t)
         return dropped
 
+    def yield_to(self, state: VCPUState[Any], target: VCPUState[Any], t: int) -> None:
+        """The running guest-driven *state* gives way to the preempted *target* at *t*
+        (a pause-loop exit's directed yield; the policy decides, :meth:`.Policy.yield_to`)."""
+        cpu = state.cpu
+        if self.running[cpu] is state and t > self._synced[cpu]:
+            self._sync(cpu, t)
+        self.policy.yield_to(state, target, t)
+
     def emit(self, t: int, cpu: int, event: str, **fields: Any) -> None:
         """Write one trace event (a no-op when not tracing)."""
         if self._trace is not None:

@@ -59,6 +59,13 @@ arithmetic), recomputed for a VM's runnable vCPUs whenever one of them wakes
 or blocks (decision 290): a VM with one runnable vCPU gives it the whole
 1024, one with twelve gives each 85.  ``"none"`` (the default) is the flat
 CFS of before.
+
+*Directed yield* (``yield_to``, ``yield_to_task_fair``, ``yield_task_fair``;
+KVM's ``kvm_vcpu_on_spin`` calls it on a pause-loop exit).  The yielding task
+becomes its queue's *skip* buddy and the target its queue's *next* buddy;
+both pCPUs pick again at once: the target's runs the target, the yielder's
+runs any other task it has (the ``wakeup_preempt_entity`` check that may veto
+a buddy is not modelled; decision 294).
 """
 
 from __future__ import annotations
@@ -132,7 +139,8 @@ _TaskState: TypeAlias = "VCPUState[_Task]"
 
 
 class _RunQueue:
-    __slots__ = ("queued", "curr", "load", "min_vruntime", "slice_end", "preempt")
+    __slots__ = ("queued", "curr", "load", "min_vruntime", "slice_end", "preempt", "next",
+                 "skip")
 
     def __init__(self) -> None:
         self.queued: list[_TaskState] = []  # runnable tasks not running
@@ -141,6 +149,9 @@ class _RunQueue:
         self.min_vruntime: int | Fraction = 0
         self.slice_end = 0
         self.preempt = False
+        #: the buddies of a directed yield: run *next* first, *skip* only if alone
+        self.next: _TaskState | None = None
+        self.skip: _TaskState | None = None
 
 
 def _key(state: _TaskState) -> tuple[int | Fraction, int]:
@@ -298,13 +309,33 @@ class CFSPolicy(Policy):
             self._idle_balance(cpu)
             if not rq.queued:
                 return None, None
-        state = min(rq.queued, key=_key)
+        state = self._buddy(rq) or min(rq.queued, key=_key)
         rq.queued.remove(state)
         rq.curr = state
         state.sched.slice = self._slice(rq, state)
         rq.slice_end = t + state.sched.slice
         self._update_min(rq)
         return state, rq.slice_end
+
+    def _buddy(self, rq: _RunQueue) -> _TaskState | None:
+        """The task a directed yield chose for *rq*, if any (clears the buddies)."""
+        nxt, skip = rq.next, rq.skip
+        rq.next = rq.skip = None
+        if nxt is not None and nxt in rq.queued:
+            return nxt
+        if skip is not None and skip in rq.queued and len(rq.queued) > 1:
+            return min((s for s in rq.queued if s is not skip), key=_key)
+        return None
+
+    def yield_to(self, state: _TaskState, target: _TaskState, t: int) -> None:
+        src = self.rqs[state.sched.rq]
+        if src.curr is state:
+            src.skip, src.preempt = state, True
+            self.sim.resched(state.sched.rq)
+        dst = self.rqs[target.sched.rq]
+        if target in dst.queued:
+            dst.next, dst.preempt = target, True
+            self.sim.resched(target.sched.rq)
 
     def describe(self, state: _TaskState) -> tuple[int, str, int]:
         return 0, str(state.sched.vruntime), state.sched.slice
