@@ -147,8 +147,12 @@ class Guests:
 
     def on_switch(self, cpu: int, previous: VCPUState[Any] | None,
                   current: VCPUState[Any] | None, t: int) -> None:
+        if previous is None or current is None:  # a pCPU goes idle or busy: fragmentation
+            for account in self.accounts.values():
+                account.touch(t)
+            return
         for state in (previous, current):
-            if state is not None and state.guest is self:
+            if state.guest is self:
                 self.accounts[state.vm.name].touch(t)
 
     def held(self, state: VCPUState[Any]) -> int:
