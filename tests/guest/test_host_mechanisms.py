@@ -153,3 +153,14 @@ def test_a_fragmentation_blind_to_idle_pcpus_fails(monkeypatch):
 
 def test_a_holder_preempted_by_its_spinning_sibling_is_inversion():
     assert _locked("spin")["guest"]["inverted_ns"] > 0
+
+
+def test_an_inversion_blind_to_the_host_fails(monkeypatch):
+    """Deliberately wrong: an urgent thread counts whether or not its vCPU runs.  Three
+    threads on two vCPUs alone on two pCPUs: the lone thread waits at the barrier for the
+    two that share a vCPU, which always runs -- no inversion, unless miscounted."""
+    assert _alone(2, 3)["inverted_ns"] == 0
+    monkeypatch.setattr("akita.guest.observe._inverted",
+                        lambda cur, running, urgent: sum(1 for th in cur
+                                                         if th is not None and id(th) in urgent))
+    assert _alone(2, 3)["inverted_ns"] > 0
