@@ -39,8 +39,9 @@ migration or pause-loop costs, spin locks), the figures published before
 them; then one mechanism taken away at a time -- ``flat`` (no cgroups),
 ``free`` (no wake or migration cost), ``spin-ple`` (fluidanimate on spin
 locks, pause-loop exits on) and ``spin`` (spin locks, no pause-loop
-exiting) -- and ``long`` (every program's work four times as long), under
-``cfs``; ``before`` under ``credit`` too.
+exiting) -- then ``pv`` (fluidanimate on the guest kernel's paravirtual
+spin locks, pause-loop exits on) and ``long`` (every program's work four
+times as long), under ``cfs``; ``before`` under ``credit`` too.
 """
 
 from __future__ import annotations
@@ -94,6 +95,7 @@ ISOLATED: dict[str, tuple[tuple[str, ...], dict[str, Any], str | None, int]] = {
     "free": (("cfs",), {"wake_cost": 0, "migration_cost": 0}, None, 1),
     "spin-ple": (("cfs",), {}, "spin", 1),
     "spin": (("cfs",), {"ple_window": 0}, "spin", 1),
+    "pv": (("cfs",), {}, "pv", 1),
     "long": (("cfs",), {}, None, 4),
 }
 #: The approaches an isolating run compares.
