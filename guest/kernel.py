@@ -26,7 +26,21 @@ reduced as the host's :mod:`akita.reference.policies.cfs` is):
 
 The guest hands each vCPU one *piece* at a time (:mod:`akita.reference.guest_hook`):
 a thread's compute up to the end of its slice, a whole critical section,
-``ENDLESS`` for a spin, or nothing.  Switching threads costs the guest no time.
+a spin, or nothing.  Switching threads costs the guest no time.
+
+*Lock waits* (:mod:`.sync`, decision 293).  A waiter for a ``"futex"`` lock
+sleeps.  A waiter for a ``"spin"`` lock spins (``ENDLESS``); for a ``"pv"``
+lock it spins :data:`~.sync.PV_SPIN` ns, then *parks*: it stays its vCPU's
+thread and the vCPU halts until the releaser hands it the lock (the kick).
+
+*Pause-loop exiting* (host option ``ple_window``; KVM's ``handle_pause``,
+``grow_ple_window`` and ``kvm_vcpu_on_spin``, decision 294).  A spin is
+handed out one window at a time; at each window's end still waiting, the
+vCPU exits: the window doubles (``ple_window_grow`` 2), and the vCPU yields
+its pCPU to the first of its siblings after the last one it boosted that
+is preempted -- runnable, not running (``vcpu->ready``) -- if there is one
+(:meth:`.Simulator.yield_to`).  KVM does not know the lock's holder; nor
+does this: it boosts a preempted sibling, the holder or not.
 """
 
 from __future__ import annotations
@@ -37,7 +51,7 @@ from akita.reference.vcpu_state import ENDLESS, VCPUState
 
 from .parsec import Program
 from .program import Compute, Critical, Get, Put, Wait
-from .sync import Barrier, Channel, Lock
+from .sync import PV_SPIN, Barrier, Channel, Lock
 from .thread import BLOCKED, CURRENT, DONE, READY, Thread
 
 __all__ = ["GuestKernel", "Dispatcher", "SCHED_LATENCY", "MIN_GRANULARITY"]
@@ -52,18 +66,30 @@ class Dispatcher(Protocol):
     def give(self, state: VCPUState[Any], demand: int | None, t: int) -> int:
         """Replace *state*'s piece by *demand*; what remained of the old one."""
 
+    def preempted(self, state: VCPUState[Any]) -> bool:
+        """Whether the host holds *state* runnable but not running."""
+
+    def yield_to(self, state: VCPUState[Any], target: VCPUState[Any], t: int) -> None:
+        """*state* exits on a pause loop and yields its pCPU to *target*."""
+
 
 class GuestKernel:
     """The guest scheduler of one VM, driving its vCPUs (*states*, in index order)."""
 
     def __init__(self, name: str, states: list[VCPUState[Any]], program: Program,
-                 dispatcher: Dispatcher) -> None:
+                 dispatcher: Dispatcher, *, lock_kind: str = "spin", ple_window: int = 0) -> None:
         self.name = name
         self.states = states
         self.dispatcher = dispatcher
         n = len(states)
         self.threads = [Thread(i, ops, i % n) for i, ops in enumerate(program.ops)]
-        self.locks = [Lock(spin=True) for _ in range(program.spin_locks)]
+        self.lock_kind = lock_kind
+        self.locks = [Lock(lock_kind) for _ in range(program.locks)]
+        #: the pause-loop window (ns, 0: none); the exits, and those that yielded
+        self.ple = ple_window
+        self.ple_exits = 0
+        self.ple_yields = 0
+        self._boosted = len(states) - 1
         self.barriers = [Barrier(self.threads) for _ in range(program.barriers)]
         self.channels = [Channel(capacity) for capacity in program.channels]
         self.cur: list[Thread | None] = [None] * n
@@ -111,9 +137,11 @@ class GuestKernel:
                     lock.holder, th.in_cs, th.left = th, True, op.ns
                 else:
                     lock.waiters.append(th)
-                    th.spinning = lock.spin
-                    if not lock.spin:
+                    th.spun, th.window = 0, self.ple
+                    if lock.kind == "futex":
                         th.state = BLOCKED
+                    else:
+                        th.spinning = True
                 return
             if isinstance(op, Wait):
                 if not self._arrive(self.barriers[op.barrier], th, t):
@@ -179,7 +207,8 @@ class GuestKernel:
         nxt = lock.waiters.popleft()
         op = nxt.ops[nxt.pc]
         assert isinstance(op, Critical)
-        lock.holder, nxt.spinning, nxt.in_cs, nxt.left = nxt, False, True, op.ns
+        lock.holder, nxt.spinning, nxt.parked, nxt.in_cs = nxt, False, False, True
+        nxt.left = op.ns
         if nxt.state is BLOCKED:
             self._wake(nxt, t, entered=True)
         elif nxt.state is CURRENT:  # it spun on its vCPU: it now runs its section
@@ -222,12 +251,21 @@ class GuestKernel:
         n = len(self.rq[v]) + 1
         return max(SCHED_LATENCY // n, MIN_GRANULARITY)
 
-    def _piece(self, v: int, th: Thread) -> int:
+    def _piece(self, v: int, th: Thread) -> int | None:
+        if th.parked:
+            return None
         if th.spinning:
-            return ENDLESS
+            return self._spin_piece(th)
         if th.in_cs:
             return th.left
         return min(th.left, self.slice_left[v])
+
+    def _spin_piece(self, th: Thread) -> int:
+        """What a waiter spins next: to its pv budget's end or its pause-loop window's."""
+        if self.lock_kind != "pv":
+            return th.window if self.ple else ENDLESS
+        budget = PV_SPIN - th.spun
+        return min(budget, th.window) if self.ple else budget
 
     def _give(self, v: int, demand: int | None, t: int) -> int:
         """Hand vCPU *v* its next piece (nothing while it is co-stopped)."""
@@ -282,6 +320,12 @@ class GuestKernel:
         if th is None:  # a halt ended
             self._schedule(v, t)
             return
+        if th.parked:  # the halt of a parked waiter's vCPU ended: it halts on
+            self._give(v, None, t)
+            return
+        if th.spinning:
+            self._spun(v, th, ran, t)
+            return
         self._progress(v, th, ran)
         if th.left == 0:
             op = th.ops[th.pc]
@@ -291,6 +335,31 @@ class GuestKernel:
             th.pc += 1
             self._enter(th, t)
         self._go_on(v, th, t)
+
+    def _spun(self, v: int, th: Thread, ran: int, t: int) -> None:
+        """A waiter's spin piece ended, the lock not its: park (pv) or exit (PLE)."""
+        th.spun += ran
+        if self.lock_kind == "pv" and th.spun >= PV_SPIN:
+            th.spinning, th.parked = False, True
+            self._give(v, None, t)
+            return
+        self.ple_exits += 1
+        target = self._preempted_sibling(v)
+        if target is not None:
+            self.ple_yields += 1
+            self._boosted = target
+            self.dispatcher.yield_to(self.states[v], self.states[target], t)
+        th.window *= 2
+        self._give(v, self._spin_piece(th), t)
+
+    def _preempted_sibling(self, v: int) -> int | None:
+        """The first preempted vCPU after the last boosted one, *v* aside (``kvm_vcpu_on_spin``)."""
+        n = len(self.states)
+        for i in range(1, n + 1):
+            u = (self._boosted + i) % n
+            if u != v and self.dispatcher.preempted(self.states[u]):
+                return u
+        return None
 
     def _progress(self, v: int, th: Thread, ran: int) -> None:
         th.left -= ran
@@ -302,7 +371,7 @@ class GuestKernel:
         if th.state is not CURRENT:  # it waits or is done
             self.cur[v] = None
             self._schedule(v, t)
-        elif not self.online[v] and not (th.spinning or th.in_cs):  # it leaves, at last
+        elif not self.online[v] and not _pinned(th):  # it leaves, at last
             self.cur[v] = None
             self._give(v, None, t)
             self._move(th, t)
@@ -325,7 +394,10 @@ class GuestKernel:
         self.cur[v] = None
         left = self._give(v, None, t)
         if th is not None and held not in (0, ENDLESS):
-            self._progress(v, th, held - left)
+            if th.spinning:
+                th.spun += held - left
+            else:
+                self._progress(v, th, held - left)
         return th
 
     def offline(self, v: int, t: int) -> None:
@@ -335,7 +407,7 @@ class GuestKernel:
         current = self.cur[v]
         moving = self.rq[v]
         self.rq[v] = []
-        if current is None or not (current.spinning or current.in_cs):
+        if current is None or not _pinned(current):
             moving = [th for th in [self._take(v, t)] if th is not None] + moving
         for th in moving:
             self._move(th, t)
@@ -389,7 +461,7 @@ class GuestKernel:
         th = self.cur[v]
         held = sum(o.left for o in self.rq[v])
         if th is not None:
-            if th.spinning:
+            if th.spinning or th.parked:
                 op = th.ops[th.pc]
                 held += op.ns if isinstance(op, Critical) else 0
             else:
@@ -402,3 +474,8 @@ class GuestKernel:
     def busy(self, v: int) -> bool:
         """Whether the guest has a thread on vCPU *v* (running, spinning or frozen)."""
         return self.cur[v] is not None
+
+
+def _pinned(th: Thread) -> bool:
+    """Whether *th* is in a non-preemptible section: holding, spinning for or parked on a lock."""
+    return th.spinning or th.parked or th.in_cs

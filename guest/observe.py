@@ -24,7 +24,22 @@ arriving at a barrier or taking a lock):
 ``steal_ns``
     vCPU time spent runnable but not running (the guest's steal time), per
     vCPU in :attr:`DoubleScheduling.steal` -- what the ballooning estimator
-    reads.
+    reads;
+``lock_wait_ns`` and ``lock_wait_preempted_holder_ns``
+    thread time spent waiting for a lock, of any kind (spinning, parked or
+    asleep), and the part of it while the holder was not running
+    (lock-holder preemption whatever the waiters do);
+``fragmented_ns``
+    thread time spent with CPU work to do (ready on a run queue, or the
+    current thread of a vCPU the host is not running) while some pCPU of
+    the host was idle: CPU the host had and the VM could not use (*CPU
+    fragmentation*, decision 295);
+``inverted_ns``
+    thread time a thread that others wait on (a lock's holder with waiters,
+    or a thread yet to arrive at a barrier others wait at) spent as the
+    current thread of a vCPU the host was not running, while the host ran
+    another vCPU of the same VM whose thread no one waits on (*priority
+    inversion*: the guest's most urgent work behind its least; decision 295).
 
 A vCPU's pCPU is its ``cpu`` in the core (:mod:`akita.reference.simulator`):
 the one it runs on or last ran on.
@@ -35,7 +50,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .program import Critical
-from .thread import CURRENT
+from .thread import CURRENT, DONE
 
 from akita.reference.vcpu_state import VCPUState
 
@@ -49,7 +64,8 @@ __all__ = ["DoubleScheduling", "MEASURES"]
 
 #: The VM-wide measures, in the order of the result.
 MEASURES = ("spin_ns", "spin_preempted_holder_ns", "barrier_wait_ns",
-            "barrier_wait_descheduled_ns", "stacked_ns", "steal_ns")
+            "barrier_wait_descheduled_ns", "stacked_ns", "steal_ns", "lock_wait_ns",
+            "lock_wait_preempted_holder_ns", "fragmented_ns", "inverted_ns")
 
 
 class DoubleScheduling:
@@ -104,14 +120,34 @@ class DoubleScheduling:
                 holder = kernel.locks[_lock_of(th)].holder
                 if holder is None or holder.state is not CURRENT or not running[holder.vcpu]:
                     rates["spin_preempted_holder_ns"] += 1
+        urgent: set[int] = set()
+        for lock in kernel.locks:
+            if lock.waiters and lock.holder is not None:
+                rates["lock_wait_ns"] += len(lock.waiters)
+                holder = lock.holder
+                urgent.add(id(holder))
+                if holder.state is not CURRENT or not running[holder.vcpu]:
+                    rates["lock_wait_preempted_holder_ns"] += len(lock.waiters)
         for barrier in kernel.barriers:
             if barrier.arrived:
                 rates["barrier_wait_ns"] += len(barrier.arrived)
                 arrived = set(map(id, barrier.arrived))
-                if any(p.state is CURRENT and id(p) not in arrived and not running[p.vcpu]
-                       for p in barrier.parties):
+                late = [p for p in barrier.parties if id(p) not in arrived and p.state is not DONE]
+                urgent.update(map(id, late))
+                if any(p.state is CURRENT and not running[p.vcpu] for p in late):
                     rates["barrier_wait_descheduled_ns"] += len(barrier.arrived)
+        rates["fragmented_ns"] = self._fragmented(running)
+        rates["inverted_ns"] = _inverted(kernel.cur, running, urgent)
         self._rates = rates
+
+    def _fragmented(self, running: list[bool]) -> int:
+        """The VM's threads with CPU work but no running vCPU, if a pCPU is idle."""
+        if all(state is not None for state in self.sim.running):
+            return 0
+        kernel = self.kernel
+        ready = sum(len(queue) for queue in kernel.rq)
+        return ready + sum(1 for v, th in enumerate(kernel.cur)
+                           if th is not None and not running[v] and not th.parked)
 
     def as_json(self) -> dict[str, Any]:
         return dict(self.totals)
@@ -124,6 +160,14 @@ def _stacked(states: list[VCPUState[Any]], waiting: list[bool]) -> int:
         if state.runnable:
             runnable[state.cpu] = runnable.get(state.cpu, 0) + 1
     return sum(1 for state, w in zip(states, waiting) if w and runnable[state.cpu] > 1)
+
+
+def _inverted(cur: list[Any], running: list[bool], urgent: set[int]) -> int:
+    """The urgent current threads on vCPUs not running, if a vCPU runs a thread not urgent."""
+    if not any(r and th is not None and id(th) not in urgent for th, r in zip(cur, running)):
+        return 0
+    return sum(1 for th, r in zip(cur, running)
+               if th is not None and not r and id(th) in urgent)
 
 
 def _lock_of(th: Thread) -> int:

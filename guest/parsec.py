@@ -55,11 +55,11 @@ STAGES = (100 * _US, 400 * _US, 200 * _US)
 class Program:
     """A program's threads (their operations) and what they share."""
 
-    def __init__(self, ops: list[list[Op]], *, spin_locks: int = 0, barriers: int = 0,
+    def __init__(self, ops: list[list[Op]], *, locks: int = 0, barriers: int = 0,
                  channels: tuple[int, ...] = ()) -> None:
         self.ops = ops
-        #: the number of spin locks, barriers (each of all threads) and the queues' capacities
-        self.spin_locks = spin_locks
+        #: the number of locks, barriers (each of all threads) and the queues' capacities
+        self.locks = locks
         self.barriers = barriers
         self.channels = channels
 
@@ -107,7 +107,7 @@ def fluidanimate(threads: int, work: int, rng: random.Random) -> Program:
             for _ in range(cells):
                 thread += [Compute(_jitter(rng, CELL)), Critical(rng.randrange(threads), UPDATE)]
             thread.append(Wait(0))
-    return Program(ops, spin_locks=threads, barriers=1)
+    return Program(ops, locks=threads, barriers=1)
 
 
 def dedup(threads: int, work: int, rng: random.Random) -> Program:

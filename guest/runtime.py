@@ -84,7 +84,8 @@ class Guests:
         for name, states in by_vm.items():
             vm = states[0].vm
             guest = _guest(vm)
-            kernel = GuestKernel(name, states, program_for(vm, self.seed), self)
+            kernel = GuestKernel(name, states, program_for(vm, self.seed), self,
+                                 lock_kind=guest.locks, ple_window=sim.host.options.ple_window)
             self.kernels[name] = kernel
             self.accounts[name] = DoubleScheduling(kernel, sim)
             for v, state in enumerate(states):
@@ -146,8 +147,12 @@ class Guests:
 
     def on_switch(self, cpu: int, previous: VCPUState[Any] | None,
                   current: VCPUState[Any] | None, t: int) -> None:
+        if previous is None or current is None:  # a pCPU goes idle or busy: fragmentation
+            for account in self.accounts.values():
+                account.touch(t)
+            return
         for state in (previous, current):
-            if state is not None and state.guest is self:
+            if state.guest is self:
                 self.accounts[state.vm.name].touch(t)
 
     def held(self, state: VCPUState[Any]) -> int:
@@ -165,6 +170,14 @@ class Guests:
             demand = HALT
         return self.sim.set_work(state, demand, t)
 
+    def preempted(self, state: VCPUState[Any]) -> bool:
+        """Whether the host holds *state* runnable but not running (KVM's ``vcpu->ready``)."""
+        return state.runnable and self.sim.running[state.cpu] is not state
+
+    def yield_to(self, state: VCPUState[Any], target: VCPUState[Any], t: int) -> None:
+        """A pause-loop exit of *state*: the host yields its pCPU to *target*."""
+        self.sim.yield_to(state, target, t)
+
     # -- the result --------------------------------------------------------------------------
 
     def as_json(self) -> dict[str, Any]:
@@ -180,6 +193,9 @@ class Guests:
                 "control": guest.control,
                 "completion_ns": kernel.finished_at,
                 **account.as_json(),
+                "locks": guest.locks,
+                "ple_exits": kernel.ple_exits,
+                "ple_yields": kernel.ple_yields,
                 "online_changes": len(kernel.online_log) - 1,
                 "online_min": min(count for _, count in kernel.online_log),
                 "online_final": kernel.online_count(),

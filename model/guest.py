@@ -17,6 +17,11 @@ its vCPUs as before, so that two schedulers decide -- *double scheduling*
     who sets the number of online vCPUs: ``"none"`` (all stay online, the
     default), ``"balloon"`` (vCPU ballooning, :mod:`akita.guest.balloon`)
     or ``"relaxed-co"`` (relaxed co-scheduling, :mod:`akita.guest.costop`).
+``locks``
+    the kind of the program's locks (:data:`LOCK_KINDS`, :mod:`akita.guest.sync`):
+    ``"spin"`` (spin until granted, the default), ``"pv"`` (the guest kernel's
+    paravirtual spin lock: spin, then halt until kicked) or ``"futex"`` (a
+    pthread mutex: sleep at once).
 ``period``, ``hysteresis``, ``estimator``
     the controller's period (default 20 ms for ballooning, 1 ms for relaxed
     co-scheduling's skew check), the number of periods in a row
@@ -33,7 +38,7 @@ import attrs
 
 from .errors import ModelError
 
-__all__ = ["Guest", "PROGRAMS", "CONTROLS", "ESTIMATORS"]
+__all__ = ["Guest", "PROGRAMS", "CONTROLS", "ESTIMATORS", "LOCK_KINDS"]
 
 #: The PARSEC shapes (akita.guest.parsec names the program each stands for).
 PROGRAMS = ("blackscholes", "streamcluster", "fluidanimate", "dedup")
@@ -41,6 +46,8 @@ PROGRAMS = ("blackscholes", "streamcluster", "fluidanimate", "dedup")
 CONTROLS = ("none", "balloon", "relaxed-co")
 #: How the ballooning controller estimates the VM's CPU.
 ESTIMATORS = ("steal", "ran")
+#: The kinds of a program's locks (akita.guest.sync says what each does).
+LOCK_KINDS = ("spin", "pv", "futex")
 
 _MS = 1_000_000
 
@@ -63,6 +70,7 @@ class Guest:
     period: int | None = None
     hysteresis: int = 2
     estimator: str = "steal"
+    locks: str = "spin"
 
     def __attrs_post_init__(self) -> None:
         if self.program not in PROGRAMS:
@@ -79,6 +87,8 @@ class Guest:
             raise ModelError("guest.hysteresis", self.hysteresis, "an integer >= 1 (periods)")
         if self.estimator not in ESTIMATORS:
             raise ModelError("guest.estimator", self.estimator, f"one of {', '.join(ESTIMATORS)}")
+        if self.locks not in LOCK_KINDS:
+            raise ModelError("guest.locks", self.locks, f"one of {', '.join(LOCK_KINDS)}")
 
     @property
     def control_period(self) -> int:

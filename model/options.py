@@ -22,7 +22,7 @@ import attrs
 from .errors import ModelError
 
 __all__ = ["SchedulerOptions", "HI_MODE_DEADLINES", "PHASES", "QUEUE_ORDERS", "HI_MODE_ORDERS",
-           "X_RULES", "TUNABLE_SCALINGS", "DURATION", "is_duration", "fixed_x", "x_rule_of"]
+           "X_RULES", "TUNABLE_SCALINGS", "CFS_GROUPS", "DURATION", "is_duration", "fixed_x", "x_rule_of"]
 
 HI_MODE_DEADLINES = ("actual", "virtual")
 #: Where a VM's first period starts when it declares no ``phase`` (R2).
@@ -39,6 +39,9 @@ X_RULES = ("eq4", "baruah")
 #: How Linux scales CFS's latency and granularities by the CPUs online
 #: (``sysctl_sched_tunable_scaling``: SCHED_TUNABLESCALING_NONE, _LOG, _LINEAR).
 TUNABLE_SCALINGS = ("none", "log", "linear")
+#: How ``cfs`` groups its tasks: ``"none"`` (flat, one task per vCPU) or ``"vm"`` (a
+#: cgroup per VM, as libvirt gives each KVM guest; decision 290).
+CFS_GROUPS = ("none", "vm")
 _FIXED_X = re.compile(r"[1-9][0-9]{0,8}/[1-9][0-9]{0,8}")
 
 
@@ -115,6 +118,20 @@ class SchedulerOptions:
     :param online_cpus: the CPUs the host kernel has online, which that
         scaling counts; ``0`` (the default): the host's ``pcpus``.  A host
         that models a few pCPUs of a larger machine gives the machine's.
+    :param cfs_groups: ``"none"`` (the default): ``cfs`` shares the host per
+        vCPU; ``"vm"``: each VM is a cgroup of ``cpu.shares`` 1024 whose
+        vCPUs share its weight (``calc_group_shares``; decision 290).
+    :param wake_cost: ns a pCPU spends, doing no vCPU's work, when it
+        dispatches a vCPU that blocked (halted) since it last ran: the HLT
+        exit and the wake-up IPI's round trip through the host (decision 291).
+    :param migration_cost: ns a pCPU spends, doing no vCPU's work, when it
+        dispatches a vCPU that last ran on another pCPU: refilling the
+        private caches the vCPU left behind (decision 292).
+    :param ple_window: pause-loop exiting: ns a guest vCPU may spin in a
+        PAUSE loop before it exits to the host, which yields its pCPU to a
+        preempted sibling vCPU (``kvm_vcpu_on_spin``); the window doubles at
+        each exit of one spin (``ple_window_grow``).  ``0`` (the default):
+        no pause-loop exiting (decision 294).
     """
 
     initial_temperature: int = 2
@@ -128,6 +145,10 @@ class SchedulerOptions:
     x_rule: str = "eq4"
     cfs_tunable_scaling: str = "log"
     online_cpus: int = 0
+    cfs_groups: str = "none"
+    wake_cost: int = attrs.field(default=0, metadata={DURATION: True})
+    migration_cost: int = attrs.field(default=0, metadata={DURATION: True})
+    ple_window: int = attrs.field(default=0, metadata={DURATION: True})
 
     def __attrs_post_init__(self) -> None:
         t = self.initial_temperature
@@ -140,7 +161,8 @@ class SchedulerOptions:
                 raise ModelError(f"host.{name}", getattr(self, name), "true or false")
         for name, allowed in (("phases", PHASES), ("queue_order", QUEUE_ORDERS),
                               ("hi_mode_order", HI_MODE_ORDERS),
-                              ("cfs_tunable_scaling", TUNABLE_SCALINGS)):
+                              ("cfs_tunable_scaling", TUNABLE_SCALINGS),
+                              ("cfs_groups", CFS_GROUPS)):
             value = getattr(self, name)
             if not isinstance(value, str) or value not in allowed:
                 raise ModelError(f"host.{name}", value, " or ".join(map(repr, allowed)))
@@ -148,9 +170,10 @@ class SchedulerOptions:
         if not isinstance(rule, str) or rule not in X_RULES and not _fixed_ok(rule):
             raise ModelError("host.x_rule", rule, "'eq4' or 'baruah' or a fraction 'p/q' in "
                                                   "lowest terms with 0 < p/q <= 1")
-        cost = self.context_switch_cost
-        if not isinstance(cost, int) or isinstance(cost, bool) or cost < 0:
-            raise ModelError("host.context_switch_cost", cost, "a duration >= 0")
+        for name in ("context_switch_cost", "wake_cost", "migration_cost", "ple_window"):
+            cost = getattr(self, name)
+            if not isinstance(cost, int) or isinstance(cost, bool) or cost < 0:
+                raise ModelError(f"host.{name}", cost, "a duration >= 0")
         cpus = self.online_cpus
         if not isinstance(cpus, int) or isinstance(cpus, bool) or not 0 <= cpus <= 4096:
             raise ModelError("host.online_cpus", cpus, "an integer from 0 (the host's pcpus) "

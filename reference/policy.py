@@ -92,6 +92,10 @@ class Policy(ABC):
     def on_deschedule(self, vcpu: VCPUState[Any], t: int) -> None:
         """*vcpu* ran until *t*, is still runnable, and the pCPU now runs another (or none)."""
 
+    def yield_to(self, vcpu: VCPUState[Any], target: VCPUState[Any], t: int) -> None:
+        """The running *vcpu* gives way to the preempted *target* at *t* (a pause-loop
+        exit's directed yield, :mod:`akita.guest.kernel`); by default nothing happens."""
+
     @abstractmethod
     def charge(self, vcpu: VCPUState[Any], ran: int, t: int) -> None:
         """The running *vcpu* ran *ran* ns up to *t*."""

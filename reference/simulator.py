@@ -26,7 +26,10 @@ date: its jobs progress by the time it ran, the policy is charged that time
 
 A context switch -- a pCPU starting a vCPU other than the one it ran last --
 costs ``context_switch_cost`` ns in which the pCPU does no vCPU's work; the
-policy is charged that time as the incoming vCPU's.
+policy is charged that time as the incoming vCPU's.  So, added to it, are
+``wake_cost`` when the incoming vCPU blocked (halted) since it last ran --
+the halt's exit and the wake-up IPI -- and ``migration_cost`` when it last
+ran on another pCPU -- the refill of the caches it left (decisions 291, 292).
 
 Nothing here is random: the same host, workloads and seed give the same
 events in the same order, and so the same trace, byte for byte.
@@ -135,6 +138,10 @@ class Simulator:
         self.duration = duration
         self.seed = seed
         self.switch_cost = host.options.context_switch_cost
+        self.wake_cost = host.options.wake_cost
+        self.migration_cost = host.options.migration_cost
+        #: vCPUs that woke since they last ran (only counted when waking costs)
+        self._woke: set[VCPUState[Any]] = set()
         self._trace = None if trace is None else TraceWriter(trace)
         self.tracing = trace is not None
         self._progress = progress
@@ -261,12 +268,22 @@ class Simulator:
         if not state.runnable:
             state.runnable = True
             state.waiting_since = t
+            if self.wake_cost:
+                self._woke.add(state)
             if self.tracing:
                 self.emit(t, cpu, "wake", vcpu=state.name)
             self.policy.on_wake(state, t)
         elif running:
             self._arm(cpu, state, t)
         return dropped
+
+    def yield_to(self, state: VCPUState[Any], target: VCPUState[Any], t: int) -> None:
+        """The running guest-driven *state* gives way to the preempted *target* at *t*
+        (a pause-loop exit's directed yield; the policy decides, :meth:`.Policy.yield_to`)."""
+        cpu = state.cpu
+        if self.running[cpu] is state and t > self._synced[cpu]:
+            self._sync(cpu, t)
+        self.policy.yield_to(state, target, t)
 
     def emit(self, t: int, cpu: int, event: str, **fields: Any) -> None:
         """Write one trace event (a no-op when not tracing)."""
@@ -389,6 +406,8 @@ class Simulator:
         if not state.runnable:
             state.runnable = True
             state.waiting_since = t
+            if self.wake_cost:
+                self._woke.add(state)
             if self.tracing:
                 self.emit(t, state.cpu, "wake", vcpu=state.name)
             self.policy.on_wake(state, t)
@@ -491,7 +510,9 @@ class Simulator:
         if t > self._synced[cpu]:
             self._sync(cpu, t)
         state, until = self.policy.pick(cpu, t)
-        if state is not None and state.cpu != cpu:
+        migrated = state is not None and state.cpu != cpu
+        if migrated:
+            assert state is not None
             self._migrate(state, cpu, t)
         previous = self.running[cpu]
         self._until[cpu] = until
@@ -512,11 +533,15 @@ class Simulator:
                 self.emit(t, cpu, "idle")
             return
         self._idle_traced[cpu] = False
+        extra = self.migration_cost if migrated else 0
+        if state in self._woke:
+            self._woke.discard(state)
+            extra += self.wake_cost
         if self._last[cpu] is not state:
             self.metrics.cpus[cpu].context_switches += 1
-            self._work_from[cpu] = t + self.switch_cost
+            self._work_from[cpu] = t + self.switch_cost + extra
         else:
-            self._work_from[cpu] = t
+            self._work_from[cpu] = t + extra
         self._last[cpu] = state
         self._record_access(state, t)
         if self.tracing:

@@ -44,6 +44,28 @@ it may run, the queued (not running) such task of smallest vruntime.  A task
 moved between queues keeps its vruntime relative to the queues'
 ``min_vruntime`` (``dequeue_entity`` / ``enqueue_entity`` renormalisation).
 ``pin`` is the tasks' hard affinity.  Every VM is admitted (:func:`.place_all`).
+
+*Group scheduling* (host option ``cfs_groups = "vm"``; ``CONFIG_FAIR_GROUP_SCHED``,
+``calc_group_shares``).  libvirt puts each KVM guest's vCPU threads in a cgroup
+of its own (``machine.slice/<vm>.scope``, ``cpu.shares`` 1024), so that a VM,
+not a vCPU, is the unit the host shares.  Linux gives the group's entity on a
+CPU the weight ``tg->shares * grq_load / tg_load`` -- the formula its comment
+calls the ideal, with instantaneous loads -- and a task in that group's queue
+its ``own / grq_load`` part of it: each vCPU of a VM is worth
+``1024 * own / tg_load`` of the host, ``tg_load`` the own weights of the VM's
+runnable vCPUs, at least ``MIN_SHARES`` (2).  The model flattens the
+hierarchy to that per-task weight (integer floor, as the kernel's
+arithmetic), recomputed for a VM's runnable vCPUs whenever one of them wakes
+or blocks (decision 290): a VM with one runnable vCPU gives it the whole
+1024, one with twelve gives each 85.  ``"none"`` (the default) is the flat
+CFS of before.
+
+*Directed yield* (``yield_to``, ``yield_to_task_fair``, ``yield_task_fair``;
+KVM's ``kvm_vcpu_on_spin`` calls it on a pause-loop exit).  The yielding task
+becomes its queue's *skip* buddy and the target its queue's *next* buddy;
+both pCPUs pick again at once: the target's runs the target, the yielder's
+runs any other task it has (the ``wakeup_preempt_entity`` check that may veto
+a buddy is not modelled; decision 294).
 """
 
 from __future__ import annotations
@@ -58,9 +80,12 @@ from .server import exact
 if TYPE_CHECKING:  # pragma: no cover
     from ..simulator import Simulator
 
-__all__ = ["CFSPolicy", "SCHED_PRIO_TO_WEIGHT", "NICE_0_LOAD", "tunable_factor"]
+__all__ = ["CFSPolicy", "SCHED_PRIO_TO_WEIGHT", "NICE_0_LOAD", "tunable_factor",
+           "GROUP_SHARES", "MIN_SHARES", "group_weight"]
 
 NICE_0_LOAD = 1024
+#: A cgroup's ``cpu.shares`` by default, and the least weight a group entity gets.
+GROUP_SHARES, MIN_SHARES = 1024, 2
 #: ``sched_prio_to_weight`` (kernel/sched/core.c), nice -20 to 19.
 SCHED_PRIO_TO_WEIGHT = (
     88761, 71755, 56483, 46273, 36291,
@@ -90,12 +115,20 @@ def tunable_factor(scaling: str, cpus: int) -> int:
     return 1 + counted.bit_length() - 1  # "log": 1 + ilog2(counted)
 
 
+def group_weight(own: int, runnable_own: int) -> int:
+    """The weight of a task of own weight *own* in a cgroup of ``cpu.shares``
+    :data:`GROUP_SHARES` whose runnable tasks' own weights sum to *runnable_own*."""
+    return max(MIN_SHARES, GROUP_SHARES * own // runnable_own)
+
+
 class _Task:
-    __slots__ = ("vruntime", "weight", "allowed", "rq", "slice")
+    __slots__ = ("vruntime", "weight", "own", "allowed", "rq", "slice")
 
     def __init__(self, weight: int, allowed: frozenset[int] | None, rq: int) -> None:
         self.vruntime: int | Fraction = 0
         self.weight = weight
+        #: its nice weight; ``weight`` is its weight in the host's queue (its group's part)
+        self.own = weight
         self.allowed = allowed  # frozenset of pCPUs, or None for any
         self.rq = rq
         self.slice = 0
@@ -106,7 +139,8 @@ _TaskState: TypeAlias = "VCPUState[_Task]"
 
 
 class _RunQueue:
-    __slots__ = ("queued", "curr", "load", "min_vruntime", "slice_end", "preempt")
+    __slots__ = ("queued", "curr", "load", "min_vruntime", "slice_end", "preempt", "next",
+                 "skip")
 
     def __init__(self) -> None:
         self.queued: list[_TaskState] = []  # runnable tasks not running
@@ -115,6 +149,9 @@ class _RunQueue:
         self.min_vruntime: int | Fraction = 0
         self.slice_end = 0
         self.preempt = False
+        #: the buddies of a directed yield: run *next* first, *skip* only if alone
+        self.next: _TaskState | None = None
+        self.skip: _TaskState | None = None
 
 
 def _key(state: _TaskState) -> tuple[int | Fraction, int]:
@@ -138,14 +175,30 @@ class CFSPolicy(Policy):
         self.min_granularity = self.factor * MIN_GRANULARITY
         self.wakeup_granularity = self.factor * WAKEUP_GRANULARITY
         self.rqs = [_RunQueue() for _ in range(sim.host.pcpus)]
+        #: per VM, its vCPUs when each VM is a cgroup (``cfs_groups = "vm"``); else empty
+        self.groups: dict[str, list[_TaskState]] = {}
         for state in sim.vcpus:
             pin = state.vm.share.pin
             state.sched = _Task(SCHED_PRIO_TO_WEIGHT[state.vm.share.nice + 20],
                                 frozenset(pin) if pin else None, state.cpu)
+            if options.cfs_groups == "vm":
+                self.groups.setdefault(state.vm.name, []).append(state)
             if state.runnable:
                 self._enqueue(self.rqs[state.cpu], state)
+        for name in self.groups:
+            self._reweight(name)
 
     # -- run-queue helpers -------------------------------------------------------------
+
+    def _reweight(self, vm: str) -> None:
+        """Give VM *vm*'s runnable vCPUs their group weights (``update_cfs_group``)."""
+        members = [s for s in self.groups[vm] if s.runnable]
+        total = sum(s.sched.own for s in members)
+        for state in members:
+            task = state.sched
+            weight = group_weight(task.own, total)
+            self.rqs[task.rq].load += weight - task.weight
+            task.weight = weight
 
     def _enqueue(self, rq: _RunQueue, state: _TaskState) -> None:
         rq.queued.append(state)
@@ -214,6 +267,8 @@ class CFSPolicy(Policy):
         if floor > task.vruntime:
             task.vruntime = floor
         self._enqueue(rq, state)
+        if self.groups:
+            self._reweight(state.vm.name)
         curr = rq.curr
         if curr is None:
             self.sim.resched(cpu)
@@ -228,6 +283,8 @@ class CFSPolicy(Policy):
         if rq.curr is state:
             rq.curr = None
             rq.load -= state.sched.weight
+        if self.groups:
+            self._reweight(state.vm.name)
         self._update_min(rq)
         self.sim.resched(state.cpu)
 
@@ -252,13 +309,33 @@ class CFSPolicy(Policy):
             self._idle_balance(cpu)
             if not rq.queued:
                 return None, None
-        state = min(rq.queued, key=_key)
+        state = self._buddy(rq) or min(rq.queued, key=_key)
         rq.queued.remove(state)
         rq.curr = state
         state.sched.slice = self._slice(rq, state)
         rq.slice_end = t + state.sched.slice
         self._update_min(rq)
         return state, rq.slice_end
+
+    def _buddy(self, rq: _RunQueue) -> _TaskState | None:
+        """The task a directed yield chose for *rq*, if any (clears the buddies)."""
+        nxt, skip = rq.next, rq.skip
+        rq.next = rq.skip = None
+        if nxt is not None and nxt in rq.queued:
+            return nxt
+        if skip is not None and skip in rq.queued and len(rq.queued) > 1:
+            return min((s for s in rq.queued if s is not skip), key=_key)
+        return None
+
+    def yield_to(self, state: _TaskState, target: _TaskState, t: int) -> None:
+        src = self.rqs[state.sched.rq]
+        if src.curr is state:
+            src.skip, src.preempt = state, True
+            self.sim.resched(state.sched.rq)
+        dst = self.rqs[target.sched.rq]
+        if target in dst.queued:
+            dst.next, dst.preempt = target, True
+            self.sim.resched(target.sched.rq)
 
     def describe(self, state: _TaskState) -> tuple[int, str, int]:
         return 0, str(state.sched.vruntime), state.sched.slice

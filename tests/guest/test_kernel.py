@@ -73,7 +73,7 @@ def test_offline_moves_the_threads_and_online_pulls_one():
 
 
 def test_a_spinning_thread_leaves_an_offline_vcpu_only_after_its_section():
-    program = Program([[Critical(0, 5_000_000)], [Critical(0, 5_000_000)]], spin_locks=1)
+    program = Program([[Critical(0, 5_000_000)], [Critical(0, 5_000_000)]], locks=1)
     kernel, recorder, states = _kernel(program, 2)
     holder, spinner = kernel.threads
     assert holder.in_cs and spinner.spinning and recorder.last[states[1]] == ENDLESS
