@@ -227,12 +227,13 @@ def explore(pcpu: TickPCPU, limits: Limits = Limits(),
     return result(SAFE)
 
 
-def decide(pcpu: TickPCPU, limits: Limits = Limits()) -> Outcome:
+def decide(pcpu: TickPCPU, limits: Limits = Limits(), reduce: bool = True) -> Outcome:
     """Decide *pcpu*'s HI guarantee exactly (module docstring); an ``UNSAFE`` answer
-    carries its counterexample, replayed on the tick step (:mod:`.counterexample`)."""
+    carries its counterexample, replayed on the tick step (:mod:`.counterexample`).
+    *reduce* false: without the reductions (:func:`explore`), for comparison."""
     from .counterexample import counterexample
 
-    reached = explore(pcpu, limits)
+    reached = explore(pcpu, limits, reduce=reduce)
     # no seconds: the same pCPU gives the same words (the Outcome carries them)
     summary = f"{len(reached.states):,} states, {reached.transitions:,} transitions"
     if reached.status == SAFE:
