@@ -11,10 +11,11 @@ that cools *first*, or the *hottest* one -- are shown to change it.
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
 import pytest
 from hypothesis import assume, find, given, settings
+from hypothesis import strategies as st
 
 from exact_pcpus import tick_pcpus
 
@@ -27,8 +28,12 @@ from akita.proofs.exact_certificate import check_certificate
 
 LIMITS = Limits(states=200_000, seconds=120)
 
+#: The signature of :func:`settle` (a wrong merge takes its place).
+Settle = Callable[[Machine, Sequence[int], Sequence[int], Sequence[int]],
+                  tuple[tuple[int, ...], tuple[int, ...]]]
 
-def small_pcpus() -> object:
+
+def small_pcpus() -> st.SearchStrategy[TickPCPU]:
     return tick_pcpus(max_vcpus=3, periods=(2, 3, 4, 6), variants=False, policies=("akita",))
 
 
@@ -132,7 +137,7 @@ def test_merging_temperatures_keeps_every_behaviour(pcpu: TickPCPU) -> None:
 
 @pytest.mark.parametrize("wrong", [_cools_first, _hottest], ids=["cools-first", "hottest"])
 def test_a_wrong_merge_of_temperatures_is_caught(monkeypatch: pytest.MonkeyPatch,
-                                                 wrong: object) -> None:
+                                                 wrong: Settle) -> None:
     """Each wrong merge loses or adds behaviours on some small pCPU (found by search)."""
     def caught(pcpu: TickPCPU) -> bool:
         with monkeypatch.context() as patch:
