@@ -43,7 +43,7 @@ import attrs
 
 from ..smt.pcpu import TickPCPU
 from .abstraction import Layout, layout
-from .events import MISS, start_states, successors
+from .events import MISS, Step, start_states, successors
 from .limits import Limits
 from .machine import Machine, machine
 from .subsumption import Antichains
@@ -146,7 +146,7 @@ def _check_fits(pcpu: TickPCPU) -> str | None:
 
 
 def explore(pcpu: TickPCPU, limits: Limits = Limits(),
-            step: Callable[[Machine, tuple[int, ...]], Iterator] = successors,
+            step: Callable[[Machine, tuple[int, ...]], Iterator[Step]] = successors,
             subsume: bool = True, reduce: bool = True) -> Reached:
     """Dijkstra's search over instants from every initial configuration to the fixpoint,
     or to the earliest miss, or to a limit, dropping subsumed states
@@ -164,7 +164,8 @@ def explore(pcpu: TickPCPU, limits: Limits = Limits(),
     queue: list[tuple[int, bytes]] = []
     transitions = 0
 
-    def result(status: str, miss=None, reason=None) -> Reached:
+    def result(status: str, miss: tuple[int, bytes] | None = None,
+               reason: str | None = None) -> Reached:
         kept = {k: t for k, t in states.items() if k not in dropped} if dropped else states
         return Reached(m, lay, status, kept, parents, initial, transitions,
                        time.perf_counter() - began, miss, reason, states)
