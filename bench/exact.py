@@ -22,13 +22,21 @@ period from the list, ``C_opt = round(u T)`` (at least 1 tick) and, for HI,
 redrawn; ``x`` by Eq. (4).  Seconds are wall time on this machine, shared with
 other sessions (so pessimistic); UNKNOWN is a limit reached (states or seconds).
 
-    python bench/exact.py [--part cost|pcpus|all] [--quick] [--seconds S]
+    python bench/exact.py [--part cost|pcpus|all] [--quick] [--seconds S] [--states N]
+                          [--unreduced]
+
+``--unreduced`` runs the search without its reductions (``decide(..., reduce=False)``:
+the temperatures kept whole, :mod:`akita.model.exact.abstraction` 6.), the *before* of
+bench/README.md's table.  Each row's answers, states, wall and CPU seconds and the load
+average are also printed to stderr as it ends.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import math
+import os
 import sys
 import random
 import statistics
@@ -82,26 +90,35 @@ def mixed_pcpu(batch_c_opt_ms: int = 10) -> TickPCPU:
     return ExactTest(SchedulerOptions()).pcpu(vcpus, sums.hi_lo / (1 - sums.lo_lo))
 
 
-def measure(pcpu: TickPCPU, limits: Limits) -> tuple[str, int, float]:
-    began = time.perf_counter()
-    outcome = decide(pcpu, limits)
-    return outcome.status, outcome.states, time.perf_counter() - began
+def measure(pcpu: TickPCPU, limits: Limits, reduce: bool = True) -> tuple[str, int, float, float]:
+    """The answer, the states kept, wall seconds and this process's CPU seconds (the
+    latter less sensitive to other work on the machine)."""
+    began, cpu = time.perf_counter(), time.process_time()
+    outcome = decide(pcpu, limits, reduce=reduce)
+    return (outcome.status, outcome.states, time.perf_counter() - began,
+            time.process_time() - cpu)
 
 
-def row(label: str, pcpus: Sequence[TickPCPU], limits: Limits) -> list[str]:
-    results = [measure(p, limits) for p in pcpus]
-    seconds = [s for _, _, s in results]
-    states = [n for _, n, _ in results]
+def search_row(label: str, pcpus: Sequence[TickPCPU], limits: Limits,
+               reduce: bool = True) -> list[str]:
+    results = [measure(p, limits, reduce) for p in pcpus]
+    seconds = [r[2] for r in results]
+    cpu = [r[3] for r in results]
+    states = [r[1] for r in results]
     answers = {a: sum(1 for r in results if r[0] == a) for a in ("SAFE", "UNSAFE", "UNKNOWN")}
     shown = ", ".join(f"{k} {v}" for k, v in answers.items() if v)
     ticks = max(p.hyperperiod() for p in pcpus)
+    print(f"  {label}: {shown}, states {states}, wall {[round(s, 1) for s in seconds]} s, "
+          f"CPU {[round(s, 1) for s in cpu]} s, load {os.getloadavg()[0]:.1f}",
+          file=sys.stderr, flush=True)
     return [label, str(len(pcpus)), f"{ticks:,}", shown, f"{statistics.median(states):,.0f}",
-            f"{max(states):,}", f"{statistics.median(seconds):.2f}", f"{max(seconds):.2f}"]
+            f"{max(states):,}", f"{statistics.median(seconds):.2f}", f"{max(seconds):.2f}",
+            f"{statistics.median(cpu):.2f}"]
 
 
 def table(title: str, rows: list[list[str]]) -> str:
     header = ["pCPUs", "count", "longest hyperperiod (ticks)", "answers", "states (median)",
-              "states (max)", "seconds (median)", "seconds (max)"]
+              "states (max)", "seconds (median)", "seconds (max)", "CPU seconds (median)"]
     lines = [f".. list-table:: {title}", "   :header-rows: 1", ""]
     for r in [header] + rows:
         lines.append("   * - " + r[0])
@@ -159,6 +176,10 @@ def main() -> None:
     parser.add_argument("--part", choices=("cost", "pcpus", "all"), default="all")
     parser.add_argument("--quick", action="store_true", help="fewer pCPUs per row")
     parser.add_argument("--seconds", type=float, default=60.0, help="limit per pCPU")
+    parser.add_argument("--states", type=int, default=4_000_000,
+                        help="--part cost: the states one search may keep")
+    parser.add_argument("--unreduced", action="store_true",
+                        help="--part cost: the search without its reductions (the before)")
     parser.add_argument("--pcpu-states", type=int, default=50_000,
                         help="--part pcpus: the states one search may keep")
     args = parser.parse_args()
@@ -169,7 +190,8 @@ def main() -> None:
 
 
 def part_cost(args: argparse.Namespace) -> None:
-    limits = Limits(states=4_000_000, seconds=args.seconds)
+    limits = Limits(states=args.states, seconds=args.seconds)
+    row = functools.partial(search_row, reduce=not args.unreduced)
     count = 3 if args.quick else 8
     rng = random.Random(16)
     u = Fraction(4, 5)

@@ -38,7 +38,8 @@ from typing import Callable, Iterable, Sequence
 import attrs
 import z3
 
-from akita.model.exact.abstraction import FIELDS, Layout, covers, layout, members, read_budget
+from akita.model.exact.abstraction import FIELDS, Layout, covers, layout, members, read_budget, \
+    settle
 from akita.model.exact.machine import NOBODY, Machine, machine
 from akita.model.exact.search import Outcome
 from akita.model.exact.tick import TickState, advance, arrive, current, ranks, start
@@ -89,8 +90,11 @@ class _Index:
     def _shape(self, state: Sequence[int]) -> tuple[int, ...]:
         out = list(state)
         w = len(FIELDS)
+        temps, asks = settle(self.m, self.lay.field(state, "pos"),
+                             self.lay.field(state, "temperature"), self.lay.field(state, "asked"))
         for i in range(self.m.n):
             base = 2 + w * i
+            out[base + 4], out[base + 5] = temps[i], asks[i]
             runnable = 1 if state[base + 1] > 0 else 0
             out[base + 1] = out[base + 2] = runnable
         return tuple(out)
@@ -104,14 +108,15 @@ class _Index:
 
     def _concrete_shape(self, c: TickState, runnable: list[int]) -> tuple[int, ...]:
         m = self.m
+        temps, asks = settle(m, c.pos, c.temperature, [int(a) for a in c.asked])
         out = [1 if c.hi_mode else 0,
                c.last + 1 if (m.fifo and c.last != NOBODY and runnable[c.last]) else 0]
         for i in range(m.n):
             if runnable[i]:
-                out += (c.pos[i], 1, 1, read_budget(m, i, c.consumed[i]), c.temperature[i],
-                        int(c.asked[i]), c.ins[i] if m.fifo else 0)
+                out += (c.pos[i], 1, 1, read_budget(m, i, c.consumed[i]), temps[i], asks[i],
+                        c.ins[i] if m.fifo else 0)
             else:
-                out += (c.pos[i], 0, 0, 0, c.temperature[i], int(c.asked[i]), 0)
+                out += (c.pos[i], 0, 0, 0, temps[i], asks[i], 0)
         return tuple(out)
 
 

@@ -65,6 +65,33 @@ and together they make the state space finite.
    need only "below ``C_opt``, or not".  States that differ only there have the
    same futures.
 
+6. **Temperatures are kept only as far as they are read** (:func:`settle`): of the
+   HI vCPUs' temperatures and asks, only the vCPU that cools last keeps its own;
+   the others are zeroed.  Temperatures are read by R9 alone -- back to LO mode
+   at a HI period start once every HI vCPU is cool -- and by the cooling itself
+   (R8); a LO vCPU's are always 0.  A HI vCPU ``i`` at position ``pos_i`` with
+   temperature ``t_i > 0`` and ask ``a_i`` is cool from its ``k_i = t_i + a_i``-th
+   period start on (the first start only clears an ask; each later one cools by
+   one), ``d_i = T_i - pos_i + (k_i - 1) T_i`` ticks from now (``d_i = 0`` if
+   ``t_i = 0``).  Every HI vCPU is cool exactly from ``D = max_i d_i`` on, so, as
+   long as no R5 fires, R9 returns at the same instant from two states that agree
+   on ``D`` and on everything else.  When R5 fires for vCPU ``c`` its temperature
+   becomes ``initial_temperature`` and its ask is set: its new ``d_c`` is at least
+   its old one (``t_c <= initial_temperature`` and ``a_c <= 1`` at all times, and
+   the position moves with time for both), so the new ``D`` is ``max(D, d_c')``
+   in both states -- again equal.  By induction over the steps the two states
+   have the same behaviours up to the temperatures, the same returns to LO mode,
+   hence the same HI schedule and the same misses: one representative stands for
+   all of them, the one in which the vCPU attaining ``D`` (the first in host
+   order on a tie) keeps its temperature and ask and every other vCPU has 0.  It
+   is itself a reachable kind of state (a vector of temperatures within the
+   bounds) and has the same ``D``.  Not applied to the variants ``no-cooling``
+   (a warm vCPU never cools: ``D`` is unbounded) and ``premature-hi-to-lo``
+   (temperatures are not read), nor to EDF (no modes); ``explore(...,
+   reduce=False)`` turns it off, and ``tests/model/exact/test_exact_reductions.py``
+   checks that it changes no answer and that a wrong one (keeping the vCPU that
+   cools *first*) is caught.
+
 Finite: every field is bounded -- position below ``T``, work and budget by
 ``C_pes`` or ``C_opt``, temperature by ``initial_temperature``, ranks by
 ``n + 1``, the mode and the last vCPU by their ranges -- so there are at most
@@ -88,7 +115,8 @@ import attrs
 from .machine import NOBODY, Machine
 from .tick import TickState, current
 
-__all__ = ["FIELDS", "Layout", "layout", "canonical", "read_budget", "members", "covers"]
+__all__ = ["FIELDS", "Layout", "layout", "canonical", "settle", "read_budget", "members",
+           "covers"]
 
 #: Where this module implements each rule (read by the traceability table,
 #: docs/traceability.rst; tests/docs/test_traceability.py checks every name).
@@ -131,14 +159,37 @@ def layout(m: Machine) -> Layout:
     return Layout(m.n, struct.Struct(f"<{2 + _W * m.n}H"))
 
 
+def settle(m: Machine, pos: Sequence[int], temperature: Sequence[int],
+           asked: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The temperatures and asks as far as the future reads them (6. above): those of the
+    vCPU that cools last (the first in host order on a tie) kept, every other 0; as they
+    are when *m* does not merge cooling (:attr:`.machine.Machine.merge_cooling`)."""
+    if not m.merge_cooling:
+        return tuple(temperature), tuple(asked)
+    latest, keep = 0, -1
+    period = m.period
+    for i in range(m.n):
+        t = temperature[i]
+        if t > 0:
+            wait = period[i] - pos[i] + (t + asked[i] - 1) * period[i]
+            if wait > latest:
+                latest, keep = wait, i
+    zero = (0,) * m.n
+    if keep < 0:
+        return zero, zero
+    temps, asks = list(zero), list(zero)
+    temps[keep], asks[keep] = temperature[keep], asked[keep]
+    return tuple(temps), tuple(asks)
+
+
 def canonical(m: Machine, hi_mode: bool, last: int, pos: Sequence[int], work: Sequence[int],
               most: Sequence[int], consumed: Sequence[int], temperature: Sequence[int],
               asked: Sequence[int], ins: Sequence[int], now: int) -> tuple[int, ...]:
-    """The search state of these fields, with what nothing reads dropped (4. and 5. above):
+    """The search state of these fields, with what nothing reads dropped (4. to 6. above):
     insertion values ranked (*now*, the current instant's, as :func:`.tick.current`) under
     ``fifo`` and 0 otherwise; the vCPU that ran before kept only if runnable under ``fifo``;
-    consumption as :func:`read_budget`; a vCPU without work zeroed but for its position,
-    temperature and ask."""
+    consumption as :func:`read_budget`; temperatures and asks as :func:`settle`; a vCPU
+    without work zeroed but for its position, temperature and ask."""
     n = m.n
     fifo = m.fifo
     rank: dict[int, int] = {}
@@ -148,6 +199,7 @@ def canonical(m: Machine, hi_mode: bool, last: int, pos: Sequence[int], work: Se
         for k, v in enumerate(sorted(earlier), start=1):
             rank[v] = k
         rank[now] = n + 1  # :func:`.tick.current`
+    temperature, asked = settle(m, pos, temperature, asked)
     out = [1 if hi_mode else 0, last + 1 if (fifo and last != NOBODY and work[last] > 0) else 0]
     hi, c_opt = m.hi, m.c_opt
     for i in range(n):
@@ -202,7 +254,11 @@ def covers(m: Machine, state: Sequence[int], concrete: TickState) -> bool:
     shape = canonical(m, concrete.hi_mode, concrete.last, concrete.pos, concrete.work,
                       concrete.work, concrete.consumed, concrete.temperature,
                       [int(a) for a in concrete.asked], concrete.ins, current(m.n))
-    mine = list(state)
+    mine = list(state)  # its temperatures as the concrete one's are read (6. above)
+    temps, asks = settle(m, lay.field(state, "pos"), lay.field(state, "temperature"),
+                         lay.field(state, "asked"))
+    for i in range(m.n):
+        mine[2 + _W * i + _TEMP], mine[2 + _W * i + _ASKED] = temps[i], asks[i]
     for i in range(m.n):  # compare everything but the work interval
         base = 2 + _W * i
         mine[base + _WORK] = mine[base + _MOST] = concrete.work[i] if concrete.work[i] > 0 else 0

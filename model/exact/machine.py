@@ -76,6 +76,9 @@ class Machine:
     cooling: bool
     premature_return: bool
     initial_temperature: int
+    #: Whether search states keep the temperatures only as far as the future reads them
+    #: (:func:`.abstraction.settle`); ``False`` for the unreduced search.
+    merge_cooling: bool = True
 
 
 def machine(pcpu: TickPCPU) -> Machine:
@@ -91,6 +94,7 @@ def machine(pcpu: TickPCPU) -> Machine:
         pcpu.variant == "lo-first-in-hi-mode", pcpu.variant == "eager-mode-switch",
         pcpu.variant != "no-cooling", pcpu.variant == "premature-hi-to-lo",
         pcpu.initial_temperature,
+        pcpu.akita and pcpu.variant not in ("no-cooling", "premature-hi-to-lo"),
     )
 
 

@@ -23,7 +23,9 @@ one delayed by ``m``.  Nothing is lost for the fixpoint either: every idle
 state in LO mode with any offsets of the periods is reached from an anchored
 start by releasing nothing, so the reachable set is that of every phase.
 
-Pruning: only subsumption (:mod:`.subsumption`): a state whose lazy jobs' work
+Reduction: the temperatures are kept only as far as R9 reads them (the vCPU that
+cools last, :func:`.abstraction.settle`, :mod:`.abstraction` 6.).  Pruning: only
+subsumption (:mod:`.subsumption`): a state whose lazy jobs' work
 intervals lie inside another's, reached no earlier, is dropped -- its behaviours
 are among the other's.  No ordering of demands is assumed ("a larger HI job is
 worse" is false here: ``tests/model/exact/test_exact_search.py`` shows a pCPU
@@ -145,13 +147,14 @@ def _check_fits(pcpu: TickPCPU) -> str | None:
 
 def explore(pcpu: TickPCPU, limits: Limits = Limits(),
             step: Callable[[Machine, tuple[int, ...]], Iterator[Step]] = successors,
-            subsume: bool = True) -> Reached:
+            subsume: bool = True, reduce: bool = True) -> Reached:
     """Dijkstra's search over instants from every initial configuration to the fixpoint,
     or to the earliest miss, or to a limit, dropping subsumed states
-    (:mod:`.subsumption`) unless *subsume* is false.  *step* is the successor function
-    (a test passes a wrong one, to show the cross-checks catch it)."""
+    (:mod:`.subsumption`) unless *subsume* is false, and with the temperatures merged
+    (:func:`.abstraction.settle`) unless *reduce* is false.  *step* is the successor
+    function (a test passes a wrong one, to show the cross-checks catch it)."""
     began = time.perf_counter()
-    m = machine(pcpu)
+    m = machine(pcpu) if reduce else attrs.evolve(machine(pcpu), merge_cooling=False)
     lay = layout(m)
     states: dict[bytes, int] = {}
     parents: dict[bytes, bytes | None] = {}
@@ -225,12 +228,13 @@ def explore(pcpu: TickPCPU, limits: Limits = Limits(),
     return result(SAFE)
 
 
-def decide(pcpu: TickPCPU, limits: Limits = Limits()) -> Outcome:
+def decide(pcpu: TickPCPU, limits: Limits = Limits(), reduce: bool = True) -> Outcome:
     """Decide *pcpu*'s HI guarantee exactly (module docstring); an ``UNSAFE`` answer
-    carries its counterexample, replayed on the tick step (:mod:`.counterexample`)."""
+    carries its counterexample, replayed on the tick step (:mod:`.counterexample`).
+    *reduce* false: without the reductions (:func:`explore`), for comparison."""
     from .counterexample import counterexample
 
-    reached = explore(pcpu, limits)
+    reached = explore(pcpu, limits, reduce=reduce)
     # no seconds: the same pCPU gives the same words (the Outcome carries them)
     summary = f"{len(reached.states):,} states, {reached.transitions:,} transitions"
     if reached.status == SAFE:
