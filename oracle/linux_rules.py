@@ -58,7 +58,19 @@ L7 (R2, R4, R5: a constrained deadline throttles a late wake-up)
    the controller's join lateness; within the tolerance after it, it may
    be throttled and need not) does not run again before its next period start (nor
    reach ``C_opt`` there), where R2 keeps its budget until ``s + T``.  HI
-   mode (``SCHED_FIFO``) ends the throttle.
+   mode (``SCHED_FIFO``) ends the throttle, and so does L8.
+
+L8 (R2, R4: past the virtual deadline, ``SCHED_FIFO``)
+   At its virtual deadline ``s + x T`` in LO mode a HI vCPU that has not
+   asked leaves the deadline class for ``SCHED_FIFO`` until its next period
+   start (decision 310), so that L7's throttle does not hold it to ``s +
+   T``.  From then (the tolerance after the virtual deadline: the
+   controller's timer is late by up to that; within it the vCPU may still be
+   inside, or throttled by L7) it is *outside*: it runs whenever no active
+   vCPU of the deadline class is runnable, before the LO vCPUs outside and
+   the machine's other tasks, but after the active deadline tasks, where R4
+   would run it first (its key is the least).  A pCPU that idles, or runs
+   anything that is not a deadline task, while it is runnable is named R4.
 
 Everything else is Akita's: R2 (budgets, deadlines, virtual deadlines on
 the period grid), R4 (LO mode: earliest key first, among active vCPUs in
@@ -87,7 +99,7 @@ __rules__ = {
     "R4": ("LinuxRules.allowed",),
     "R6": ("LinuxRules.allowed",),
     "R7": ("LinuxRules.allowed", "LinuxRules.to_hi"),
-    "R2": ("LinuxRules.period_start",),
+    "R2": ("LinuxRules.period_start", "LinuxRules.pass_virtual_deadlines"),
     "R5": ("LinuxRules.claimed_ask", "LinuxRules.woke"),
 }
 
@@ -115,6 +127,8 @@ class LinuxRules:
         #: side: they may run and need not).
         self.throttled: set[str] = set()
         self.maybe_throttled: set[str] = set()
+        #: L8: HI vCPUs moved to SCHED_FIFO at their virtual deadline (until their next period).
+        self.past: set[str] = set()
 
     def period_start(self, v: ShadowVCPU, hi_mode: bool) -> None:
         """L3: a vCPU whose period starts in LO mode is (back) in the deadline class."""
@@ -124,11 +138,38 @@ class LinuxRules:
         self.exhausted.pop(v.name, None)
         self.throttled.discard(v.name)
         self.maybe_throttled.discard(v.name)
+        self.past.discard(v.name)
+
+    def _past_due(self, v: ShadowVCPU, t: int) -> bool:
+        """L8: *v* is a HI vCPU in the deadline class that has not asked, more than the
+        tolerance past its virtual deadline at *t* (the controller has moved it out)."""
+        return v.hi and not v.asked and v.name not in self.outside and t > v.key + self.slack
+
+    def _past_maybe(self, v: ShadowVCPU, t: int) -> bool:
+        """L8 within the tolerance after the virtual deadline: moved out or not yet."""
+        return v.hi and not v.asked and v.name not in self.outside and v.key < t
+
+    def pass_virtual_deadlines(self, cpu: ShadowCPU, t: int) -> None:
+        """L8: in LO mode, every HI vCPU of *cpu* past its virtual deadline (plus the
+        tolerance) without an ask is outside the deadline class, as ``SCHED_FIFO``."""
+        for v in cpu.vcpus:
+            if self._past_due(v, t):
+                self._move_out(v)
+
+    def _move_out(self, v: ShadowVCPU) -> None:
+        self.outside.add(v.name)
+        self.fifo.add(v.name)
+        self.past.add(v.name)
+        self.throttled.discard(v.name)
+        self.maybe_throttled.discard(v.name)
 
     def woke(self, v: ShadowVCPU, t: int) -> None:
         """L7: a HI vCPU in the deadline class waking after its virtual deadline is throttled
         until its next period start (more than the tolerance after it: the kernel's grid
-        lags R2's by the controller's join lateness, measured below the tolerance)."""
+        lags R2's by the controller's join lateness, measured below the tolerance).  Past
+        the virtual deadline by more than the tolerance it is outside (L8): no throttle."""
+        if self._past_due(v, t):
+            self._move_out(v)
         if v.hi and v.name not in self.outside and t > v.key + self.slack:
             self.throttled.add(v.name)
         elif v.hi and v.name not in self.outside and t >= v.key:
@@ -140,6 +181,7 @@ class LinuxRules:
         self.fifo.update(v.name for v in cpu.vcpus if v.hi)
         self.throttled.difference_update(v.name for v in cpu.vcpus)
         self.maybe_throttled.difference_update(v.name for v in cpu.vcpus)
+        self.past.difference_update(v.name for v in cpu.vcpus)
 
     def claimed_ask(self, v: ShadowVCPU, claimed: int, initial: int) -> bool:
         """L6: whether the controller's temperature mark *claimed* is an ask the trace's
@@ -155,16 +197,25 @@ class LinuxRules:
         """What *cpu* may run at *t* (``None``: idle, or a task no vCPU is), and the rule.
 
         L7's vCPUs that woke within the tolerance after their virtual deadline may be
-        throttled or not: the choices of both are allowed."""
-        options, rule = self._allowed(cpu, hi_mode, rules, t, self.throttled)
+        throttled or not, and L8's HI vCPUs within the tolerance after it may have been
+        moved out of the deadline class or not: the choices of each are allowed."""
+        if hi_mode:
+            return self._allowed(cpu, hi_mode, rules, t, self.throttled, self.outside)
+        self.pass_virtual_deadlines(cpu, t)
+        options, rule = self._allowed(cpu, hi_mode, rules, t, self.throttled, self.outside)
         maybe = self.throttled | self.maybe_throttled
-        if hi_mode or maybe == self.throttled:
-            return options, rule
-        more, _ = self._allowed(cpu, hi_mode, rules, t, maybe)
-        return [*options, *(o for o in more if o not in options)], rule
+        moved = {v.name for v in cpu.vcpus if self._past_maybe(v, t)}
+        views = [(maybe, self.outside)] if maybe != self.throttled else []
+        if moved:
+            views.append((self.throttled - moved, self.outside | moved))
+        for throttled, outside in views:
+            more, _ = self._allowed(cpu, hi_mode, rules, t, throttled, outside)
+            options = [*options, *(o for o in more if o not in options)]
+        return options, rule
 
     def _allowed(self, cpu: ShadowCPU, hi_mode: bool, rules: Choice, t: int,
-                 throttled: set[str]) -> tuple[list[ShadowVCPU | None], str]:
+                 throttled: set[str], outside: set[str]
+                 ) -> tuple[list[ShadowVCPU | None], str]:
         runnable = [v for v in cpu.vcpus if v.runnable and v not in cpu.deferred
                     and v.name not in throttled]
         if hi_mode:
@@ -172,16 +223,18 @@ class LinuxRules:
             if hi:
                 return [min(hi, key=_fifo)], "R6"
             return [None, *(v for v in runnable if not v.hi)], "R7"
-        inside = [v for v in runnable if v.name not in self.outside]
+        inside = [v for v in runnable if v.name not in outside]
         active = [v for v in inside if v.budget > self.slack]
         late = [*self._late(cpu, t), *(v for v in inside if 0 < v.budget <= self.slack)]
         if active:
             return [*_tier(active, lambda v: v.key, rules.tie), *late], "R4"
-        outside = [v for v in runnable if v.name in self.outside]
-        outside_hi = [v for v in outside if v.name in self.fifo]
+        out = [v for v in runnable if v.name in outside]
+        outside_hi = [v for v in out if v.name in self.fifo or v.name in outside - self.outside]
         if outside_hi:
-            return [min(outside_hi, key=_fifo), *late], "R7"
-        return [None, *outside, *late], "R7"
+            first = min(outside_hi, key=_fifo)
+            rule = "R4" if first.name in self.past or first.name not in self.outside else "R7"
+            return [first, *late], rule
+        return [None, *out, *late], "R7"
 
     def _late(self, cpu: ShadowCPU, t: int) -> list[ShadowVCPU | None]:
         """L4: the running vCPU, if its budget ran out less than a tick ago."""

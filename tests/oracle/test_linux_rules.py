@@ -1,4 +1,4 @@
-"""The akita-linux rule set's L6 and L7, each with a deliberately wrong case it must refuse."""
+"""The akita-linux rule set's L6, L7 and L8, each with a deliberately wrong case it must refuse."""
 
 from __future__ import annotations
 
@@ -46,33 +46,64 @@ def test_l6_refuses_an_ask_far_below_c_opt_and_a_claim_that_is_no_ask():
     assert not rules.claimed_ask(memcached, 2, 2)  # already asked: nothing to accept
 
 
+def _cpu(*vcpus: ShadowVCPU) -> object:
+    return type("Cpu", (), {"vcpus": list(vcpus), "deferred": set(), "running": None})()
+
+
 @pytest.mark.rule("R5")
-def test_l7_a_hi_vcpu_waking_after_its_virtual_deadline_is_throttled_until_its_period():
+def test_l7_a_hi_vcpu_waking_just_after_its_virtual_deadline_may_be_throttled():
     rules, memcached, lookbusy = _rules()
     memcached.runnable = lookbusy.runnable = True
     key = int(memcached.key)  # x T = 20 ms after the period start
     rules.woke(memcached, key + SLACK)  # within the tolerance: the kernel's grid lags
-    assert "memcached/0" not in rules.throttled
-    rules.woke(memcached, key + SLACK + 1)
-    assert "memcached/0" in rules.throttled
-    cpu = type("Cpu", (), {"vcpus": [memcached, lookbusy], "deferred": set(),
-                           "running": None})()
-    options, _ = rules.allowed(cpu, False, Choice(False, False, False, None), key + MS)
-    assert memcached not in options and lookbusy in options
+    assert "memcached/0" in rules.maybe_throttled and "memcached/0" not in rules.throttled
     rules.woke(lookbusy, 10 * key)  # a LO vCPU's deadline is implicit: never throttled so
-    assert "lookbusy1/0" not in rules.throttled
+    assert "lookbusy1/0" not in rules.throttled | rules.maybe_throttled
     memcached.start_period(memcached.period)
     rules.period_start(memcached, False)
-    assert "memcached/0" not in rules.throttled  # its next period ends the throttle
+    assert "memcached/0" not in rules.maybe_throttled  # its next period ends the throttle
+
+
+@pytest.mark.rule("R2", "R4")
+def test_l8_past_its_virtual_deadline_a_hi_vcpu_runs_as_fifo_below_the_deadline_class():
+    rules, memcached, lookbusy = _rules()
+    memcached.runnable = lookbusy.runnable = True
+    key = int(memcached.key)
+    rules.woke(memcached, key + SLACK + 1)  # past it: moved out, not throttled (L7)
+    assert "memcached/0" in rules.past and "memcached/0" not in rules.throttled
+    choice = Choice(False, False, False, None)
+    options, rule = rules.allowed(_cpu(memcached, lookbusy), False, choice, key + MS)
+    assert options == [lookbusy] and rule == "R4"  # the active deadline task first
+    lookbusy.runnable = False
+    options, rule = rules.allowed(_cpu(memcached, lookbusy), False, choice, key + MS)
+    assert options == [memcached] and rule == "R4"  # then it: idling is R4's violation
+    memcached.start_period(memcached.period)
+    rules.period_start(memcached, False)
+    assert "memcached/0" not in rules.past | rules.outside  # back in the deadline class
+
+
+@pytest.mark.rule("R2")
+def test_l8_a_hi_vcpu_that_asked_is_not_moved_and_hi_mode_is_l2s():
+    rules, memcached, lookbusy = _rules()
+    memcached.asked = True
+    rules.pass_virtual_deadlines(_cpu(memcached, lookbusy), int(memcached.key) + MS)
+    assert not rules.past
+    memcached.asked = False
+    rules.pass_virtual_deadlines(_cpu(memcached, lookbusy), int(memcached.key) + SLACK)
+    assert not rules.past  # within the tolerance: not yet
+    rules.pass_virtual_deadlines(_cpu(memcached, lookbusy), int(memcached.key) + SLACK + 1)
+    assert rules.past == {"memcached/0"}
+    rules.to_hi(_cpu(memcached, lookbusy))
+    assert not rules.past
 
 
 @pytest.mark.rule("R5")
 def test_l7_hi_mode_ends_the_throttle():
     rules, memcached, lookbusy = _rules()
-    rules.woke(memcached, int(memcached.key) + MS)
+    rules.woke(memcached, int(memcached.key) + SLACK // 2)
     cpu = type("Cpu", (), {"vcpus": [memcached, lookbusy]})()
     rules.to_hi(cpu)
-    assert not rules.throttled
+    assert not rules.throttled and not rules.maybe_throttled
 
 
 @pytest.mark.rule("R4")
