@@ -72,6 +72,28 @@ L8 (R2, R4: past the virtual deadline, ``SCHED_FIFO``)
    would run it first (its key is the least).  A pCPU that idles, or runs
    anything that is not a deadline task, while it is runnable is named R4.
 
+L9 (R3: the CBS's wake-up rule for a constrained deadline)
+   A HI vCPU in the deadline class that wakes at ``t`` before its deadline
+   ``d`` (its virtual deadline ``s + x T``) with runtime ``r`` left keeps
+   its deadline, and keeps ``r`` only if ``r / (d - t) <= C_opt / floor(x
+   T)`` (its density); otherwise its runtime becomes ``C_opt (d - t) /
+   floor(x T)`` (the revised wake-up rule, ``update_dl_entity`` and
+   ``update_dl_revised_wakeup`` in kernel/sched/deadline.c, for a task
+   with ``dl_deadline < dl_period``): it may be throttled before it has
+   consumed ``C_opt`` -- until L8 moves it out at its virtual deadline,
+   HI mode, or its next period start.  A vCPU with at most the tolerance of
+   that runtime left may run and need not (L5); a running one may overrun
+   it by a tick (L4).  The kernel's runtime left is its ``C_opt`` at each
+   LO-mode period start: a HI vCPU that has not asked rejoins the class
+   there (L8, L3), and one that has is outside.  The CBS's rule for an
+   implicit deadline (a LO vCPU that wakes with ``r / (d - t) > C_opt /
+   T`` gets a new deadline ``t + T`` and a full runtime, off R2's grid) is
+   not modelled.  :data:`WAKEUP_RULES` names the rule the oracle applies;
+   ``"new-period"`` is the deliberately wrong one: a full runtime ``C_opt``
+   at such a wake, as the CBS's rule before the revision gave (with the
+   deadline ``t + floor(x T)``, which this variant does not apply: the
+   vCPU keeps its key).
+
 Everything else is Akita's: R2 (budgets, deadlines, virtual deadlines on
 the period grid), R4 (LO mode: earliest key first, among active vCPUs in
 the deadline class), R5, R8, R9 (checked from the controller's marks), R11,
@@ -80,6 +102,7 @@ R12.  A pCPU's "may idle" is written ``None`` among the allowed choices.
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import TYPE_CHECKING, Sequence
 
 from .shadow import Choice, ShadowCPU, ShadowVCPU, _tier
@@ -87,15 +110,18 @@ from .shadow import Choice, ShadowCPU, ShadowVCPU, _tier
 if TYPE_CHECKING:
     pass
 
-__all__ = ["LinuxRules", "POLICY", "DEFAULT_TICK_NS"]
+__all__ = ["LinuxRules", "POLICY", "DEFAULT_TICK_NS", "WAKEUP_RULES"]
 
 #: The rule set's name (``akita conform --policy akita-linux``).
 POLICY = "akita-linux"
 #: The tick assumed when a capture does not state its kernel's (HZ = 100, the coarsest).
 DEFAULT_TICK_NS = 10_000_000
+#: L9's wake-up rule for a constrained deadline: the kernel's (``"revised"``), and the
+#: deliberately wrong one (``"new-period"``) that a real capture must refute.
+WAKEUP_RULES = ("revised", "new-period")
 
 __rules__ = {
-    "R3": ("LinuxRules.ran_out",),
+    "R3": ("LinuxRules.ran_out", "LinuxRules.revised_wakeup", "LinuxRules.cut_off"),
     "R4": ("LinuxRules.allowed",),
     "R6": ("LinuxRules.allowed",),
     "R7": ("LinuxRules.allowed", "LinuxRules.to_hi"),
@@ -111,6 +137,9 @@ def _fifo(v: ShadowVCPU) -> tuple[int, int]:
 
 class LinuxRules:
     """The state the ``akita-linux`` rule set adds to the oracle's shadow (L1-L4)."""
+
+    #: L9's rule (one of :data:`WAKEUP_RULES`).
+    wakeup_rule = "revised"
 
     def __init__(self, vcpus: Sequence[ShadowVCPU], tick_ns: int | None, slack: int) -> None:
         self.tick = DEFAULT_TICK_NS if tick_ns is None else tick_ns
@@ -129,6 +158,8 @@ class LinuxRules:
         self.maybe_throttled: set[str] = set()
         #: L8: HI vCPUs moved to SCHED_FIFO at their virtual deadline (until their next period).
         self.past: set[str] = set()
+        #: L9: a HI vCPU's kernel runtime since its last cut: (runtime then, consumed then).
+        self.cut: dict[str, tuple[int, int]] = {}
 
     def period_start(self, v: ShadowVCPU, hi_mode: bool) -> None:
         """L3: a vCPU whose period starts in LO mode is (back) in the deadline class."""
@@ -139,6 +170,7 @@ class LinuxRules:
         self.throttled.discard(v.name)
         self.maybe_throttled.discard(v.name)
         self.past.discard(v.name)
+        self.cut.pop(v.name, None)
 
     def _past_due(self, v: ShadowVCPU, t: int) -> bool:
         """L8: *v* is a HI vCPU in the deadline class that has not asked, more than the
@@ -162,6 +194,47 @@ class LinuxRules:
         self.past.add(v.name)
         self.throttled.discard(v.name)
         self.maybe_throttled.discard(v.name)
+        self.cut.pop(v.name, None)
+
+    def _kernel_left(self, v: ShadowVCPU) -> int:
+        """L9: the runtime the kernel holds for HI vCPU *v* in its period (ns; may be < 0)."""
+        left, then = self.cut.get(v.name, (v.c_opt, 0))
+        return left - (v.consumed - then)
+
+    def revised_wakeup(self, v: ShadowVCPU, t: int) -> None:
+        """L9: HI vCPU *v*, in the deadline class, wakes at *t* before its deadline: the
+        CBS keeps its runtime within its density, or cuts it to ``C_opt (d - t) / D``."""
+        if not v.hi or v.name in self.outside or not t < v.key:
+            return
+        d = v.x * v.period
+        dl = d.numerator // d.denominator if isinstance(d, Fraction) else int(d)
+        r = self._kernel_left(v)
+        if r * dl <= v.c_opt * (v.key - t):
+            return
+        if self.wakeup_rule == "new-period":
+            self.cut[v.name] = (v.c_opt, v.consumed)
+            return
+        cut = Fraction(v.c_opt) * (v.key - t) / dl
+        self.cut[v.name] = (cut.numerator // cut.denominator, v.consumed)
+
+    def cut_off(self, cpu: ShadowCPU) -> tuple[set[str], set[str], list[ShadowVCPU]]:
+        """L9: the HI vCPUs of *cpu* in the deadline class whose cut runtime is spent
+        (throttled), those with at most the tolerance of it left (may run, need not), and the
+        running one within a tick past it (L4)."""
+        out: set[str] = set()
+        maybe: set[str] = set()
+        late: list[ShadowVCPU] = []
+        for v in cpu.vcpus:
+            if not v.hi or v.name not in self.cut or v.name in self.outside:
+                continue
+            left = self._kernel_left(v)
+            if left <= 0:
+                out.add(v.name)
+                if v is cpu.running and v.runnable and -left <= self.tick:
+                    late.append(v)
+            elif left <= self.slack:
+                maybe.add(v.name)
+        return out, maybe, late
 
     def woke(self, v: ShadowVCPU, t: int) -> None:
         """L7: a HI vCPU in the deadline class waking after its virtual deadline is throttled
@@ -170,6 +243,7 @@ class LinuxRules:
         the virtual deadline by more than the tolerance it is outside (L8): no throttle."""
         if self._past_due(v, t):
             self._move_out(v)
+        self.revised_wakeup(v, t)
         if v.hi and v.name not in self.outside and t > v.key + self.slack:
             self.throttled.add(v.name)
         elif v.hi and v.name not in self.outside and t >= v.key:
@@ -202,16 +276,18 @@ class LinuxRules:
         if hi_mode:
             return self._allowed(cpu, hi_mode, rules, t, self.throttled, self.outside)
         self.pass_virtual_deadlines(cpu, t)
-        options, rule = self._allowed(cpu, hi_mode, rules, t, self.throttled, self.outside)
-        maybe = self.throttled | self.maybe_throttled
+        spent, nearly, late = self.cut_off(cpu)
+        held = self.throttled | spent
+        options, rule = self._allowed(cpu, hi_mode, rules, t, held, self.outside)
+        maybe = held | self.maybe_throttled | nearly
         moved = {v.name for v in cpu.vcpus if self._past_maybe(v, t)}
-        views = [(maybe, self.outside)] if maybe != self.throttled else []
+        views = [(maybe, self.outside)] if maybe != held else []
         if moved:
-            views.append((self.throttled - moved, self.outside | moved))
+            views.append((held - moved, self.outside | moved))
         for throttled, outside in views:
             more, _ = self._allowed(cpu, hi_mode, rules, t, throttled, outside)
             options = [*options, *(o for o in more if o not in options)]
-        return options, rule
+        return [*options, *(v for v in late if v not in options)], rule
 
     def _allowed(self, cpu: ShadowCPU, hi_mode: bool, rules: Choice, t: int,
                  throttled: set[str], outside: set[str]

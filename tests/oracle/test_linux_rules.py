@@ -119,3 +119,42 @@ def test_l7_a_wake_within_the_tolerance_after_the_virtual_deadline_allows_both()
     rules.woke(memcached, key + SLACK // 2)
     options, _ = rules.allowed(cpu, False, choice, key + SLACK // 2)
     assert memcached in options and lookbusy in options
+
+
+@pytest.mark.rule("R3")
+def test_l9_a_wake_within_its_density_keeps_the_runtime():
+    rules, memcached, _ = _rules()
+    memcached.consumed = 4 * MS  # 1 ms left, 10 ms to its deadline: 1/10 <= 5/20
+    rules.woke(memcached, 10 * MS)
+    assert "memcached/0" not in rules.cut
+
+
+@pytest.mark.rule("R3")
+def test_l9_a_wake_above_its_density_cuts_the_runtime_and_the_wrong_rule_does_not():
+    rules, memcached, lookbusy = _rules()
+    memcached.runnable = lookbusy.runnable = True
+    rules.woke(memcached, 15 * MS)  # 5 ms left, 5 ms to its deadline: cut to 5 * 5/20
+    assert rules.cut["memcached/0"] == (1_250_000, 0)
+    memcached.consumed = 1_250_000 + SLACK + 1  # the cut runtime spent: throttled
+    choice = Choice(False, False, False, None)
+    options, _ = rules.allowed(_cpu(memcached, lookbusy), False, choice, 17 * MS)
+    assert memcached not in options and lookbusy in options
+    memcached.consumed = 1_250_000 - SLACK // 2  # within the tolerance of it: either
+    options, _ = rules.allowed(_cpu(memcached, lookbusy), False, choice, 17 * MS)
+    assert memcached in options and lookbusy in options
+    wrong, memcached2, lookbusy2 = _rules()
+    wrong.wakeup_rule = "new-period"  # the deliberately wrong rule: a full runtime
+    memcached2.runnable = lookbusy2.runnable = True
+    wrong.woke(memcached2, 15 * MS)
+    memcached2.consumed = 1_250_000 + SLACK + 1
+    options, _ = wrong.allowed(_cpu(memcached2, lookbusy2), False, choice, 17 * MS)
+    assert options == [memcached2]
+
+
+@pytest.mark.rule("R3")
+def test_l9_a_period_start_restores_the_runtime():
+    rules, memcached, _ = _rules()
+    rules.woke(memcached, 15 * MS)
+    memcached.start_period(memcached.period)
+    rules.period_start(memcached, False)
+    assert "memcached/0" not in rules.cut
