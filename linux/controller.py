@@ -225,7 +225,7 @@ class Controller:
             if v.release + v.period > at:  # still the period the check was armed in
                 self._check(v, now)
         for v in vds:
-            self._past_vd(v)
+            self._past_vd(v, now)
 
     # -- the rules ---------------------------------------------------------------------
 
@@ -260,11 +260,21 @@ class Controller:
         self.kernel.deadline(v, *deadline_params(v))
         v.in_deadline = True
 
-    def _past_vd(self, v: VcpuState) -> None:
+    def _past_vd(self, v: VcpuState, now: int) -> None:
         """R2, R4 past the virtual deadline: a HI vCPU that has not asked in LO mode leaves
-        the deadline class for SCHED_FIFO until its next period start (L8, decision 310)."""
+        the deadline class for SCHED_FIFO until its next period start (L8, decision 310).
+
+        Only while runnable: a deadline task that leaves the class asleep keeps its
+        bandwidth in the root domain's account until the domain is rebuilt (measured:
+        decision 312), so that its rejoining is refused after a few periods.  Asleep at its
+        virtual deadline, it is looked at again every :data:`MIN_CHECK_NS` until it wakes
+        (the kernel throttles it then, L7) or its period ends."""
         if (self.hi_mode[v.pcpu] or not v.in_deadline or v.asked
                 or self.variant == "throttle-past-vd"):
+            return
+        if not self.kernel.runnable(v):
+            if now + MIN_CHECK_NS < v.release + v.period:
+                self._arm(now + MIN_CHECK_NS, "vd", v)
             return
         self.kernel.fifo(v, self.priority[v.name])
         v.in_deadline = False

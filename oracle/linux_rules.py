@@ -64,9 +64,10 @@ L8 (R2, R4: past the virtual deadline, ``SCHED_FIFO``)
    At its virtual deadline ``s + x T`` in LO mode a HI vCPU that has not
    asked leaves the deadline class for ``SCHED_FIFO`` until its next period
    start (decision 310), so that L7's throttle does not hold it to ``s +
-   T``.  From then (the tolerance after the virtual deadline: the
-   controller's timer is late by up to that; within it the vCPU may still be
-   inside, or throttled by L7) it is *outside*: it runs whenever no active
+   T`` -- if it is runnable; asleep, when it next wakes (decision 312).
+   From the tolerance after its virtual deadline or that wake, whichever is
+   later (the controller is late by up to that; within it the vCPU may still
+   be inside, or throttled by L7), it is *outside*: it runs whenever no active
    vCPU of the deadline class is runnable, before the LO vCPUs outside and
    the machine's other tasks, but after the active deadline tasks, where R4
    would run it first (its key is the least).  A pCPU that idles, or runs
@@ -160,6 +161,9 @@ class LinuxRules:
         self.past: set[str] = set()
         #: L9: a HI vCPU's kernel runtime since its last cut: (runtime then, consumed then).
         self.cut: dict[str, tuple[int, int]] = {}
+        #: each vCPU's last wake-up (L8: a HI vCPU asleep at its virtual deadline is moved
+        #: out when it wakes).
+        self.woke_at: dict[str, int] = {}
 
     def period_start(self, v: ShadowVCPU, hi_mode: bool) -> None:
         """L3: a vCPU whose period starts in LO mode is (back) in the deadline class."""
@@ -173,9 +177,12 @@ class LinuxRules:
         self.cut.pop(v.name, None)
 
     def _past_due(self, v: ShadowVCPU, t: int) -> bool:
-        """L8: *v* is a HI vCPU in the deadline class that has not asked, more than the
-        tolerance past its virtual deadline at *t* (the controller has moved it out)."""
-        return v.hi and not v.asked and v.name not in self.outside and t > v.key + self.slack
+        """L8: *v* is a runnable HI vCPU in the deadline class that has not asked, more than
+        the tolerance past its virtual deadline or its first wake after it, whichever is
+        later, at *t* (the controller has moved it out)."""
+        if not v.hi or v.asked or v.name in self.outside or not v.runnable:
+            return False
+        return t > max(v.key, self.woke_at.get(v.name, v.key)) + self.slack
 
     def _past_maybe(self, v: ShadowVCPU, t: int) -> bool:
         """L8 within the tolerance after the virtual deadline: moved out or not yet."""
@@ -239,10 +246,9 @@ class LinuxRules:
     def woke(self, v: ShadowVCPU, t: int) -> None:
         """L7: a HI vCPU in the deadline class waking after its virtual deadline is throttled
         until its next period start (more than the tolerance after it: the kernel's grid
-        lags R2's by the controller's join lateness, measured below the tolerance).  Past
-        the virtual deadline by more than the tolerance it is outside (L8): no throttle."""
-        if self._past_due(v, t):
-            self._move_out(v)
+        lags R2's by the controller's join lateness, measured below the tolerance), until
+        the controller moves it out (L8), within the tolerance of the wake."""
+        self.woke_at[v.name] = t
         self.revised_wakeup(v, t)
         if v.hi and v.name not in self.outside and t > v.key + self.slack:
             self.throttled.add(v.name)

@@ -138,6 +138,7 @@ def test_a_hi_vcpu_that_has_not_asked_leaves_the_deadline_class_at_its_virtual_d
     c, k = fig5()
     c.step(0)
     k.used["memcached/0"] = 3 * MS  # below C_opt at x T = 20 ms: no ask
+    k.running["memcached/0"] = True
     c.step(20 * MS - 1)
     assert ("fifo", "memcached/0", (50,)) not in k.calls
     c.step(20 * MS)
@@ -147,10 +148,24 @@ def test_a_hi_vcpu_that_has_not_asked_leaves_the_deadline_class_at_its_virtual_d
     assert k.calls[-1] == ("deadline", "memcached/0", (5 * MS, 20 * MS, 100 * MS))
 
 
+@pytest.mark.rule("R2")
+def test_asleep_at_its_virtual_deadline_a_hi_vcpu_is_moved_out_when_it_wakes():
+    c, k = fig5()
+    c.step(0)
+    c.step(20 * MS)  # asleep: leaving the class asleep would keep its bandwidth (312)
+    assert c.vcpus[0].in_deadline and not [x for x in k.calls if x[0] == "fifo"]
+    c.step(30 * MS)
+    assert c.vcpus[0].in_deadline
+    k.running["memcached/0"] = True  # woken (and throttled by the kernel, L7)
+    c.step(30 * MS + 100_000)
+    assert k.calls[-1] == ("fifo", "memcached/0", (50,)) and not c.vcpus[0].in_deadline
+
+
 @pytest.mark.rule("R5")
 def test_past_its_virtual_deadline_a_hi_vcpu_still_asks_at_c_opt():
     c, k = fig5()
     c.step(0)
+    k.running["memcached/0"] = True
     c.step(20 * MS)
     k.used["memcached/0"] = 5 * MS + 1
     c.step(30 * MS)

@@ -69,13 +69,18 @@ def test_l8_past_its_virtual_deadline_a_hi_vcpu_runs_as_fifo_below_the_deadline_
     rules, memcached, lookbusy = _rules()
     memcached.runnable = lookbusy.runnable = True
     key = int(memcached.key)
-    rules.woke(memcached, key + SLACK + 1)  # past it: moved out, not throttled (L7)
-    assert "memcached/0" in rules.past and "memcached/0" not in rules.throttled
+    rules.woke(memcached, key + SLACK + 1)  # asleep at it, woken past it: throttled (L7)...
+    assert "memcached/0" in rules.throttled and "memcached/0" not in rules.past
     choice = Choice(False, False, False, None)
-    options, rule = rules.allowed(_cpu(memcached, lookbusy), False, choice, key + MS)
+    lookbusy.runnable = False
+    options, _ = rules.allowed(_cpu(memcached, lookbusy), False, choice, key + SLACK + 2)
+    assert memcached in options and None in options  # ...until moved, within the tolerance
+    lookbusy.runnable = True
+    options, rule = rules.allowed(_cpu(memcached, lookbusy), False, choice, key + 2 * SLACK + 2)
+    assert "memcached/0" in rules.past and "memcached/0" not in rules.throttled
     assert options == [lookbusy] and rule == "R4"  # the active deadline task first
     lookbusy.runnable = False
-    options, rule = rules.allowed(_cpu(memcached, lookbusy), False, choice, key + MS)
+    options, rule = rules.allowed(_cpu(memcached, lookbusy), False, choice, key + 2 * MS)
     assert options == [memcached] and rule == "R4"  # then it: idling is R4's violation
     memcached.start_period(memcached.period)
     rules.period_start(memcached, False)
@@ -89,6 +94,9 @@ def test_l8_a_hi_vcpu_that_asked_is_not_moved_and_hi_mode_is_l2s():
     rules.pass_virtual_deadlines(_cpu(memcached, lookbusy), int(memcached.key) + MS)
     assert not rules.past
     memcached.asked = False
+    rules.pass_virtual_deadlines(_cpu(memcached, lookbusy), int(memcached.key) + MS)
+    assert not rules.past  # asleep: moved out only when it wakes (decision 312)
+    memcached.runnable = True
     rules.pass_virtual_deadlines(_cpu(memcached, lookbusy), int(memcached.key) + SLACK)
     assert not rules.past  # within the tolerance: not yet
     rules.pass_virtual_deadlines(_cpu(memcached, lookbusy), int(memcached.key) + SLACK + 1)
