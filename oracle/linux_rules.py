@@ -70,8 +70,9 @@ L8 (R2, R4: past the virtual deadline, ``SCHED_FIFO``)
    be inside, or throttled by L7), it is *outside*: it runs whenever no active
    vCPU of the deadline class is runnable, before the LO vCPUs outside and
    the machine's other tasks, but after the active deadline tasks, where R4
-   would run it first (its key is the least).  A pCPU that idles, or runs
-   anything that is not a deadline task, while it is runnable is named R4.
+   would run it first (its key is the least).  A pCPU that idles while it
+   is runnable is named R7 (the oracle's name for an idle pCPU beside a
+   runnable vCPU), one that runs a LO vCPU outside the class R4.
 
 L9 (R3: the CBS's wake-up rule for a constrained deadline)
    A HI vCPU in the deadline class that wakes at ``t`` before its deadline
