@@ -166,3 +166,32 @@ def test_l9_a_period_start_restores_the_runtime():
     memcached.start_period(memcached.period)
     rules.period_start(memcached, False)
     assert "memcached/0" not in rules.cut
+
+
+#: The first 60 ms of a real capture (``akita linux examples/fig5.toml --seconds 10 --seed
+#: 1``, real memcached, the first version of decision 310, load average 9.5): memcached woke
+#: at 49.446 ms above its density, the kernel cut its runtime (L9), and it was throttled,
+#: runnable, before its virtual deadline (51.494 ms).
+CAPTURE = EXAMPLES.parent / "tests" / "data" / "linux" / "fig5-memcached-wakeup.txt"
+
+
+def _judged(capsys: pytest.CaptureFixture[str]) -> dict:
+    import json
+
+    from akita.cli import run
+
+    code = run(["conform", str(CAPTURE.with_suffix(".toml")), str(CAPTURE), "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == (0 if report["verdict"] == "conformant" else 1)
+    return report
+
+
+@pytest.mark.rule("R3", "R7")
+def test_l9_a_real_capture_conforms_and_refutes_the_wrong_wakeup_rule(capsys, monkeypatch):
+    report = _judged(capsys)
+    assert report["verdict"] == "conformant" and report["decisions"] > 300
+    monkeypatch.setattr(LinuxRules, "wakeup_rule", "new-period")
+    wrong = _judged(capsys)
+    assert wrong["counts"] == {"R7": 1}
+    (finding,) = wrong["violations"]
+    assert finding["t"] == 49_586_000 and "memcached/0" in finding["text"]
