@@ -42,7 +42,10 @@ Past the virtual deadline (R2, R4)
    period (``dl_check_constrained_dl``, kernel/sched/deadline.c): a request
    arriving after ``s + x T`` would wait to ``s + T``.  ``SCHED_FIFO`` runs
    it below the deadline class, behind the LO vCPUs that still hold
-   runtime: the ``akita-linux`` rule set's L8 (decision 310).
+   runtime: the ``akita-linux`` rule set's L8 (decision 310).  It is moved
+   only while runnable; asleep at its virtual deadline, when it wakes: a
+   deadline task that leaves the class asleep keeps its bandwidth in the
+   root domain's account (measured, decision 312).
 R8, R9 (cooling)
    At each HI vCPU's period start its temperature drops by one if it did
    not ask in the period just ended; when no HI vCPU of the pCPU is warm,
