@@ -32,6 +32,20 @@ HI mode (R6, R7)
    switch: its admission keeps the LO vCPUs' bandwidth reserved until their
    0-lag time and refuses (``EBUSY``) a reservation of ``U1 + U3 > 1 -
    fair server`` (:doc:`/linux`, measured).
+Past the virtual deadline (R2, R4)
+   A HI vCPU that has not asked by its virtual deadline ``s + x T`` in LO
+   mode leaves the deadline class for ``SCHED_FIFO`` (its HI-mode priority)
+   for the rest of its period and rejoins it at its next period start.  R2
+   keeps its budget to ``s + T`` and R4 runs it first there (its key is
+   past, every other key is later), but the kernel throttles a
+   constrained-deadline task that wakes after its deadline until its next
+   period (``dl_check_constrained_dl``, kernel/sched/deadline.c): a request
+   arriving after ``s + x T`` would wait to ``s + T``.  ``SCHED_FIFO`` runs
+   it below the deadline class, behind the LO vCPUs that still hold
+   runtime: the ``akita-linux`` rule set's L8 (decision 310).  It is moved
+   only while runnable; asleep at its virtual deadline, when it wakes: a
+   deadline task that leaves the class asleep keeps its bandwidth in the
+   root domain's account (measured, decision 312).
 R8, R9 (cooling)
    At each HI vCPU's period start its temperature drops by one if it did
    not ask in the period just ended; when no HI vCPU of the pCPU is warm,
@@ -45,7 +59,9 @@ oracle checks them (:mod:`akita.oracle.linux_rules`).
 A *variant* makes the controller deliberately wrong, for the oracle to name
 (``no-switch``: R5 never acted on; ``no-cooling``: temperatures never drop,
 so HI mode never ends; ``lo-in-deadline``: HI mode leaves the LO vCPUs in
-the deadline class).
+the deadline class; ``throttle-past-vd``: a HI vCPU stays in the deadline
+class past its virtual deadline, where the kernel throttles it, as before
+decision 310).
 """
 
 from __future__ import annotations
@@ -60,14 +76,14 @@ import attrs
 __all__ = ["VARIANTS", "Kernel", "VcpuState", "Controller", "FIFO_TOP"]
 
 #: The controller's deliberately wrong variants (and ``"correct"``).
-VARIANTS = ("correct", "no-switch", "no-cooling", "lo-in-deadline")
+VARIANTS = ("correct", "no-switch", "no-cooling", "lo-in-deadline", "throttle-past-vd")
 #: The SCHED_FIFO priority of the HI vCPU with the shortest period in HI mode.
 FIFO_TOP = 50
 #: The shortest re-check of a HI vCPU's consumption (ns): the polling's floor.
 MIN_CHECK_NS = 100_000
 
 __rules__ = {
-    "R2": ("Controller._rejoin", "deadline_params"),
+    "R2": ("Controller._rejoin", "Controller._past_vd", "deadline_params"),
     "R5": ("Controller._check", "Controller._to_hi"),
     "R6": ("Controller._to_hi",),
     "R7": ("Controller._to_hi",),
@@ -182,17 +198,21 @@ class Controller:
 
     def step(self, now: int) -> None:
         """Everything due at or before *now*, instant by instant: at each, the period starts
-        first (R2, R8), then R9, then the vCPUs joining, then the consumption checks (R5)."""
+        first (R2, R8), then R9, then the vCPUs joining, then the consumption checks (R5),
+        then the virtual deadlines passed (L8)."""
         while self._timers and self._timers[0][0] <= now:
             self._instant(self._timers[0][0], now)
 
     def _instant(self, instant: int, now: int) -> None:
         starts: list[tuple[int, VcpuState]] = []
         checks: list[tuple[int, VcpuState]] = []
+        vds: list[VcpuState] = []
         while self._timers and self._timers[0][0] == instant:
             at, _, kind, v = heapq.heappop(self._timers)
             if kind == "period":
                 starts.append((at, v))
+            elif kind == "vd":
+                vds.append(v)
             elif v.check_at == at:
                 v.check_at = None
                 checks.append((at, v))
@@ -207,6 +227,8 @@ class Controller:
         for at, v in checks:
             if v.release + v.period > at:  # still the period the check was armed in
                 self._check(v, now)
+        for v in vds:
+            self._past_vd(v, now)
 
     # -- the rules ---------------------------------------------------------------------
 
@@ -224,6 +246,7 @@ class Controller:
         v.base = self.kernel.consumed(v)
         v.last_check = (0, s)
         self._arm(s + v.c_opt, "check", v)
+        self._arm(s + deadline_params(v)[1], "vd", v)
 
     def _cool(self, pcpu: int) -> None:
         """R9: back to LO mode when no HI vCPU of *pcpu* is warm."""
@@ -239,6 +262,25 @@ class Controller:
         """A vCPU enters the deadline class at its own period start (R2's grid)."""
         self.kernel.deadline(v, *deadline_params(v))
         v.in_deadline = True
+
+    def _past_vd(self, v: VcpuState, now: int) -> None:
+        """R2, R4 past the virtual deadline: a HI vCPU that has not asked in LO mode leaves
+        the deadline class for SCHED_FIFO until its next period start (L8, decision 310).
+
+        Only while runnable: a deadline task that leaves the class asleep keeps its
+        bandwidth in the root domain's account until the domain is rebuilt (measured:
+        decision 312), so that its rejoining is refused after a few periods.  Asleep at its
+        virtual deadline, it is looked at again every :data:`MIN_CHECK_NS` until it wakes
+        (the kernel throttles it then, L7) or its period ends."""
+        if (self.hi_mode[v.pcpu] or not v.in_deadline or v.asked
+                or self.variant == "throttle-past-vd"):
+            return
+        if not self.kernel.runnable(v):
+            if now + MIN_CHECK_NS < v.release + v.period:
+                self._arm(now + MIN_CHECK_NS, "vd", v)
+            return
+        self.kernel.fifo(v, self.priority[v.name])
+        v.in_deadline = False
 
     def _check(self, v: VcpuState, now: int) -> None:
         """R5: has *v* consumed ``C_opt`` in its period while runnable?"""

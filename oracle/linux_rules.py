@@ -58,7 +58,43 @@ L7 (R2, R4, R5: a constrained deadline throttles a late wake-up)
    the controller's join lateness; within the tolerance after it, it may
    be throttled and need not) does not run again before its next period start (nor
    reach ``C_opt`` there), where R2 keeps its budget until ``s + T``.  HI
-   mode (``SCHED_FIFO``) ends the throttle.
+   mode (``SCHED_FIFO``) ends the throttle, and so does L8.
+
+L8 (R2, R4: past the virtual deadline, ``SCHED_FIFO``)
+   At its virtual deadline ``s + x T`` in LO mode a HI vCPU that has not
+   asked leaves the deadline class for ``SCHED_FIFO`` until its next period
+   start (decision 310), so that L7's throttle does not hold it to ``s +
+   T`` -- if it is runnable; asleep, when it next wakes (decision 312).
+   From the tolerance after its virtual deadline or that wake, whichever is
+   later (the controller is late by up to that; within it the vCPU may still
+   be inside, or throttled by L7), it is *outside*: it runs whenever no active
+   vCPU of the deadline class is runnable, before the LO vCPUs outside and
+   the machine's other tasks, but after the active deadline tasks, where R4
+   would run it first (its key is the least).  A pCPU that idles while it
+   is runnable is named R7 (the oracle's name for an idle pCPU beside a
+   runnable vCPU), one that runs a LO vCPU outside the class R4.
+
+L9 (R3: the CBS's wake-up rule for a constrained deadline)
+   A HI vCPU in the deadline class that wakes at ``t`` before its deadline
+   ``d`` (its virtual deadline ``s + x T``) with runtime ``r`` left keeps
+   its deadline, and keeps ``r`` only if ``r / (d - t) <= C_opt / floor(x
+   T)`` (its density); otherwise its runtime becomes ``C_opt (d - t) /
+   floor(x T)`` (the revised wake-up rule, ``update_dl_entity`` and
+   ``update_dl_revised_wakeup`` in kernel/sched/deadline.c, for a task
+   with ``dl_deadline < dl_period``): it may be throttled before it has
+   consumed ``C_opt`` -- until L8 moves it out at its virtual deadline,
+   HI mode, or its next period start.  A vCPU with at most the tolerance of
+   that runtime left may run and need not (L5); a running one may overrun
+   it by a tick (L4).  The kernel's runtime left is its ``C_opt`` at each
+   LO-mode period start: a HI vCPU that has not asked rejoins the class
+   there (L8, L3), and one that has is outside.  The CBS's rule for an
+   implicit deadline (a LO vCPU that wakes with ``r / (d - t) > C_opt /
+   T`` gets a new deadline ``t + T`` and a full runtime, off R2's grid) is
+   not modelled.  :data:`WAKEUP_RULES` names the rule the oracle applies;
+   ``"new-period"`` is the deliberately wrong one: a full runtime ``C_opt``
+   at such a wake, as the CBS's rule before the revision gave (with the
+   deadline ``t + floor(x T)``, which this variant does not apply: the
+   vCPU keeps its key).
 
 Everything else is Akita's: R2 (budgets, deadlines, virtual deadlines on
 the period grid), R4 (LO mode: earliest key first, among active vCPUs in
@@ -68,6 +104,7 @@ R12.  A pCPU's "may idle" is written ``None`` among the allowed choices.
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import TYPE_CHECKING, Sequence
 
 from .shadow import Choice, ShadowCPU, ShadowVCPU, _tier
@@ -75,19 +112,22 @@ from .shadow import Choice, ShadowCPU, ShadowVCPU, _tier
 if TYPE_CHECKING:
     pass
 
-__all__ = ["LinuxRules", "POLICY", "DEFAULT_TICK_NS"]
+__all__ = ["LinuxRules", "POLICY", "DEFAULT_TICK_NS", "WAKEUP_RULES"]
 
 #: The rule set's name (``akita conform --policy akita-linux``).
 POLICY = "akita-linux"
 #: The tick assumed when a capture does not state its kernel's (HZ = 100, the coarsest).
 DEFAULT_TICK_NS = 10_000_000
+#: L9's wake-up rule for a constrained deadline: the kernel's (``"revised"``), and the
+#: deliberately wrong one (``"new-period"``) that a real capture must refute.
+WAKEUP_RULES = ("revised", "new-period")
 
 __rules__ = {
-    "R3": ("LinuxRules.ran_out",),
+    "R3": ("LinuxRules.ran_out", "LinuxRules.revised_wakeup", "LinuxRules.cut_off"),
     "R4": ("LinuxRules.allowed",),
     "R6": ("LinuxRules.allowed",),
     "R7": ("LinuxRules.allowed", "LinuxRules.to_hi"),
-    "R2": ("LinuxRules.period_start",),
+    "R2": ("LinuxRules.period_start", "LinuxRules.pass_virtual_deadlines"),
     "R5": ("LinuxRules.claimed_ask", "LinuxRules.woke"),
 }
 
@@ -99,6 +139,9 @@ def _fifo(v: ShadowVCPU) -> tuple[int, int]:
 
 class LinuxRules:
     """The state the ``akita-linux`` rule set adds to the oracle's shadow (L1-L4)."""
+
+    #: L9's rule (one of :data:`WAKEUP_RULES`).
+    wakeup_rule = "revised"
 
     def __init__(self, vcpus: Sequence[ShadowVCPU], tick_ns: int | None, slack: int) -> None:
         self.tick = DEFAULT_TICK_NS if tick_ns is None else tick_ns
@@ -115,6 +158,13 @@ class LinuxRules:
         #: side: they may run and need not).
         self.throttled: set[str] = set()
         self.maybe_throttled: set[str] = set()
+        #: L8: HI vCPUs moved to SCHED_FIFO at their virtual deadline (until their next period).
+        self.past: set[str] = set()
+        #: L9: a HI vCPU's kernel runtime since its last cut: (runtime then, consumed then).
+        self.cut: dict[str, tuple[int, int]] = {}
+        #: each vCPU's last wake-up (L8: a HI vCPU asleep at its virtual deadline is moved
+        #: out when it wakes).
+        self.woke_at: dict[str, int] = {}
 
     def period_start(self, v: ShadowVCPU, hi_mode: bool) -> None:
         """L3: a vCPU whose period starts in LO mode is (back) in the deadline class."""
@@ -124,11 +174,83 @@ class LinuxRules:
         self.exhausted.pop(v.name, None)
         self.throttled.discard(v.name)
         self.maybe_throttled.discard(v.name)
+        self.past.discard(v.name)
+        self.cut.pop(v.name, None)
+
+    def _past_due(self, v: ShadowVCPU, t: int) -> bool:
+        """L8: *v* is a runnable HI vCPU in the deadline class that has not asked, more than
+        the tolerance past its virtual deadline or its first wake after it, whichever is
+        later, at *t* (the controller has moved it out)."""
+        if not v.hi or v.asked or v.name in self.outside or not v.runnable:
+            return False
+        return t > max(v.key, self.woke_at.get(v.name, v.key)) + self.slack
+
+    def _past_maybe(self, v: ShadowVCPU, t: int) -> bool:
+        """L8 within the tolerance after the virtual deadline: moved out or not yet."""
+        return v.hi and not v.asked and v.name not in self.outside and v.key < t
+
+    def pass_virtual_deadlines(self, cpu: ShadowCPU, t: int) -> None:
+        """L8: in LO mode, every HI vCPU of *cpu* past its virtual deadline (plus the
+        tolerance) without an ask is outside the deadline class, as ``SCHED_FIFO``."""
+        for v in cpu.vcpus:
+            if self._past_due(v, t):
+                self._move_out(v)
+
+    def _move_out(self, v: ShadowVCPU) -> None:
+        self.outside.add(v.name)
+        self.fifo.add(v.name)
+        self.past.add(v.name)
+        self.throttled.discard(v.name)
+        self.maybe_throttled.discard(v.name)
+        self.cut.pop(v.name, None)
+
+    def _kernel_left(self, v: ShadowVCPU) -> int:
+        """L9: the runtime the kernel holds for HI vCPU *v* in its period (ns; may be < 0)."""
+        left, then = self.cut.get(v.name, (v.c_opt, 0))
+        return left - (v.consumed - then)
+
+    def revised_wakeup(self, v: ShadowVCPU, t: int) -> None:
+        """L9: HI vCPU *v*, in the deadline class, wakes at *t* before its deadline: the
+        CBS keeps its runtime within its density, or cuts it to ``C_opt (d - t) / D``."""
+        if not v.hi or v.name in self.outside or not t < v.key:
+            return
+        d = v.x * v.period
+        dl = d.numerator // d.denominator if isinstance(d, Fraction) else int(d)
+        r = self._kernel_left(v)
+        if r * dl <= v.c_opt * (v.key - t):
+            return
+        if self.wakeup_rule == "new-period":
+            self.cut[v.name] = (v.c_opt, v.consumed)
+            return
+        cut = Fraction(v.c_opt) * (v.key - t) / dl
+        self.cut[v.name] = (cut.numerator // cut.denominator, v.consumed)
+
+    def cut_off(self, cpu: ShadowCPU) -> tuple[set[str], set[str], list[ShadowVCPU]]:
+        """L9: the HI vCPUs of *cpu* in the deadline class whose cut runtime is spent
+        (throttled), those with at most the tolerance of it left (may run, need not), and the
+        running one within a tick past it (L4)."""
+        out: set[str] = set()
+        maybe: set[str] = set()
+        late: list[ShadowVCPU] = []
+        for v in cpu.vcpus:
+            if not v.hi or v.name not in self.cut or v.name in self.outside:
+                continue
+            left = self._kernel_left(v)
+            if left <= 0:
+                out.add(v.name)
+                if v is cpu.running and v.runnable and -left <= self.tick:
+                    late.append(v)
+            elif left <= self.slack:
+                maybe.add(v.name)
+        return out, maybe, late
 
     def woke(self, v: ShadowVCPU, t: int) -> None:
         """L7: a HI vCPU in the deadline class waking after its virtual deadline is throttled
         until its next period start (more than the tolerance after it: the kernel's grid
-        lags R2's by the controller's join lateness, measured below the tolerance)."""
+        lags R2's by the controller's join lateness, measured below the tolerance), until
+        the controller moves it out (L8), within the tolerance of the wake."""
+        self.woke_at[v.name] = t
+        self.revised_wakeup(v, t)
         if v.hi and v.name not in self.outside and t > v.key + self.slack:
             self.throttled.add(v.name)
         elif v.hi and v.name not in self.outside and t >= v.key:
@@ -140,6 +262,7 @@ class LinuxRules:
         self.fifo.update(v.name for v in cpu.vcpus if v.hi)
         self.throttled.difference_update(v.name for v in cpu.vcpus)
         self.maybe_throttled.difference_update(v.name for v in cpu.vcpus)
+        self.past.difference_update(v.name for v in cpu.vcpus)
 
     def claimed_ask(self, v: ShadowVCPU, claimed: int, initial: int) -> bool:
         """L6: whether the controller's temperature mark *claimed* is an ask the trace's
@@ -155,16 +278,27 @@ class LinuxRules:
         """What *cpu* may run at *t* (``None``: idle, or a task no vCPU is), and the rule.
 
         L7's vCPUs that woke within the tolerance after their virtual deadline may be
-        throttled or not: the choices of both are allowed."""
-        options, rule = self._allowed(cpu, hi_mode, rules, t, self.throttled)
-        maybe = self.throttled | self.maybe_throttled
-        if hi_mode or maybe == self.throttled:
-            return options, rule
-        more, _ = self._allowed(cpu, hi_mode, rules, t, maybe)
-        return [*options, *(o for o in more if o not in options)], rule
+        throttled or not, and L8's HI vCPUs within the tolerance after it may have been
+        moved out of the deadline class or not: the choices of each are allowed."""
+        if hi_mode:
+            return self._allowed(cpu, hi_mode, rules, t, self.throttled, self.outside)
+        self.pass_virtual_deadlines(cpu, t)
+        spent, nearly, late = self.cut_off(cpu)
+        held = self.throttled | spent
+        options, rule = self._allowed(cpu, hi_mode, rules, t, held, self.outside)
+        maybe = held | self.maybe_throttled | nearly
+        moved = {v.name for v in cpu.vcpus if self._past_maybe(v, t)}
+        views = [(maybe, self.outside)] if maybe != held else []
+        if moved:
+            views.append((held - moved, self.outside | moved))
+        for throttled, outside in views:
+            more, _ = self._allowed(cpu, hi_mode, rules, t, throttled, outside)
+            options = [*options, *(o for o in more if o not in options)]
+        return [*options, *(v for v in late if v not in options)], rule
 
     def _allowed(self, cpu: ShadowCPU, hi_mode: bool, rules: Choice, t: int,
-                 throttled: set[str]) -> tuple[list[ShadowVCPU | None], str]:
+                 throttled: set[str], outside: set[str]
+                 ) -> tuple[list[ShadowVCPU | None], str]:
         runnable = [v for v in cpu.vcpus if v.runnable and v not in cpu.deferred
                     and v.name not in throttled]
         if hi_mode:
@@ -172,16 +306,18 @@ class LinuxRules:
             if hi:
                 return [min(hi, key=_fifo)], "R6"
             return [None, *(v for v in runnable if not v.hi)], "R7"
-        inside = [v for v in runnable if v.name not in self.outside]
+        inside = [v for v in runnable if v.name not in outside]
         active = [v for v in inside if v.budget > self.slack]
         late = [*self._late(cpu, t), *(v for v in inside if 0 < v.budget <= self.slack)]
         if active:
             return [*_tier(active, lambda v: v.key, rules.tie), *late], "R4"
-        outside = [v for v in runnable if v.name in self.outside]
-        outside_hi = [v for v in outside if v.name in self.fifo]
+        out = [v for v in runnable if v.name in outside]
+        outside_hi = [v for v in out if v.name in self.fifo or v.name in outside - self.outside]
         if outside_hi:
-            return [min(outside_hi, key=_fifo), *late], "R7"
-        return [None, *outside, *late], "R7"
+            first = min(outside_hi, key=_fifo)
+            rule = "R4" if first.name in self.past or first.name not in self.outside else "R7"
+            return [first, *late], rule
+        return [None, *out, *late], "R7"
 
     def _late(self, cpu: ShadowCPU, t: int) -> list[ShadowVCPU | None]:
         """L4: the running vCPU, if its budget ran out less than a tick ago."""

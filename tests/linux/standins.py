@@ -27,6 +27,18 @@ def standin_binary() -> Path | None:
     return _BUILT["bin"]
 
 
+def vcpu_thread_binary() -> Path | None:
+    """The compiled QEMU-like stand-in (tests/data/linux/vcpu_thread.c), or ``None``."""
+    if "vcpu_thread" not in _BUILT:
+        if shutil.which("gcc") is None:
+            return None
+        out = Path(tempfile.mkdtemp(prefix="akita-vcpu-thread-")) / "vcpu_thread"
+        subprocess.run(["gcc", "-O2", "-Wall", "-pthread", "-o", str(out),
+                        str(SOURCE.with_name("vcpu_thread.c"))], check=True, timeout=60)
+        _BUILT["vcpu_thread"] = out
+    return _BUILT["vcpu_thread"]
+
+
 def mono() -> int:
     return time.clock_gettime_ns(time.CLOCK_MONOTONIC)
 
@@ -62,6 +74,17 @@ class Standins:
         tids["memcached/0"] = self.start("memcached", start, 100_000_000, 3_000_000,
                                          15_000_000, 5, 10)
         return tids, align
+
+    def qemu_like(self, *numbers: int) -> tuple[int, int]:
+        """Start ``vcpu_thread NUMBERS...``: a process whose vCPU thread is named ``CPU 0/KVM``
+        beside its main thread; return (the vCPU thread's id, the main thread's)."""
+        binary = vcpu_thread_binary()
+        assert binary is not None
+        proc = subprocess.Popen([str(binary), *map(str, numbers)], stdout=subprocess.PIPE,
+                                text=True)
+        self.procs.append(proc)
+        assert proc.stdout is not None
+        return int(proc.stdout.readline()), int(proc.stdout.readline())
 
     def close(self) -> None:
         for proc in self.procs:

@@ -131,3 +131,51 @@ def test_variant_lo_in_deadline_leaves_lo_vcpus_in_the_deadline_class():
     k.used["memcached/0"] = 6 * MS
     c.step(15 * MS)
     assert c.hi_mode[0] and ("other", "lookbusy1/0", ()) not in k.calls
+
+
+@pytest.mark.rule("R2", "R4")
+def test_a_hi_vcpu_that_has_not_asked_leaves_the_deadline_class_at_its_virtual_deadline():
+    c, k = fig5()
+    c.step(0)
+    k.used["memcached/0"] = 3 * MS  # below C_opt at x T = 20 ms: no ask
+    k.running["memcached/0"] = True
+    c.step(20 * MS - 1)
+    assert ("fifo", "memcached/0", (50,)) not in k.calls
+    c.step(20 * MS)
+    assert k.calls[-1] == ("fifo", "memcached/0", (50,)) and not c.hi_mode[0]
+    assert not c.vcpus[0].in_deadline and not k.marks
+    c.step(100 * MS)  # its next period start in LO mode: back in the deadline class
+    assert k.calls[-1] == ("deadline", "memcached/0", (5 * MS, 20 * MS, 100 * MS))
+
+
+@pytest.mark.rule("R2")
+def test_asleep_at_its_virtual_deadline_a_hi_vcpu_is_moved_out_when_it_wakes():
+    c, k = fig5()
+    c.step(0)
+    c.step(20 * MS)  # asleep: leaving the class asleep would keep its bandwidth (312)
+    assert c.vcpus[0].in_deadline and not [x for x in k.calls if x[0] == "fifo"]
+    c.step(30 * MS)
+    assert c.vcpus[0].in_deadline
+    k.running["memcached/0"] = True  # woken (and throttled by the kernel, L7)
+    c.step(30 * MS + 100_000)
+    assert k.calls[-1] == ("fifo", "memcached/0", (50,)) and not c.vcpus[0].in_deadline
+
+
+@pytest.mark.rule("R5")
+def test_past_its_virtual_deadline_a_hi_vcpu_still_asks_at_c_opt():
+    c, k = fig5()
+    c.step(0)
+    k.running["memcached/0"] = True
+    c.step(20 * MS)
+    k.used["memcached/0"] = 5 * MS + 1
+    c.step(30 * MS)
+    assert c.hi_mode[0] and k.marks[-1] == "akita: mode pcpu=0 HI"
+
+
+@pytest.mark.rule("R2")
+def test_variant_throttle_past_vd_keeps_the_hi_vcpu_in_the_deadline_class():
+    c, k = fig5("throttle-past-vd")
+    c.step(0)
+    c.step(20 * MS)
+    assert [call for call in k.calls if call[0] == "fifo"] == []
+    assert c.vcpus[0].in_deadline
