@@ -163,7 +163,11 @@ def _batches_whole(folder: Path):
         json.loads(path.read_text())  # a partial file would not parse
 
 
-@pytest.mark.parametrize("attempt", range(2))
+# one attempt in the fast tier, the second (another seeded instant) in the long tier
+SECOND_ATTEMPT_LONG = [0, pytest.param(1, marks=pytest.mark.long)]
+
+
+@pytest.mark.parametrize("attempt", SECOND_ATTEMPT_LONG)
 def test_ctrl_c_during_a_sweep_keeps_whole_batches_and_says_a_rerun_resumes(tmp_path, attempt):
     spec = spec_file(tmp_path, SWEEP, "s.toml")
     out = tmp_path / "out"
@@ -182,7 +186,7 @@ def test_ctrl_c_during_a_sweep_keeps_whole_batches_and_says_a_rerun_resumes(tmp_
     assert "reused" in resumed.stderr and " 0 reused" not in resumed.stderr
 
 
-@pytest.mark.parametrize("attempt", range(2))
+@pytest.mark.parametrize("attempt", SECOND_ATTEMPT_LONG)
 def test_ctrl_c_during_reproduce_leaves_whole_files_only(tmp_path, attempt):
     out = tmp_path / "out"
     process = _start(["reproduce", "all", "--quick", "--out", out], tmp_path)

@@ -135,7 +135,9 @@ def test_merging_temperatures_keeps_every_behaviour(pcpu: TickPCPU) -> None:
     assert _same_behaviours(pcpu)
 
 
-@pytest.mark.parametrize("wrong", [_cools_first, _hottest], ids=["cools-first", "hottest"])
+@pytest.mark.parametrize("wrong", [  # the second, slower to find, in the long tier
+    pytest.param(_cools_first, id="cools-first"),
+    pytest.param(_hottest, id="hottest", marks=pytest.mark.long)])
 def test_a_wrong_merge_of_temperatures_is_caught(monkeypatch: pytest.MonkeyPatch,
                                                  wrong: Settle) -> None:
     """Each wrong merge loses or adds behaviours on some small pCPU (found by search)."""
