@@ -75,6 +75,7 @@ from typing import Callable, Protocol, Sequence
 
 import attrs
 
+from akita.model.errors import ParameterError
 from akita.model.variants import LINUX, carried_by
 
 __all__ = ["VARIANTS", "Kernel", "VcpuState", "Controller", "FIFO_TOP"]
@@ -164,7 +165,7 @@ class Controller:
                  clock: Callable[[], int] | None = None,
                  sleep: Callable[[float], None] | None = None) -> None:
         if variant not in VARIANTS:
-            raise ValueError(variant)
+            raise ParameterError("variant", variant, f"one of {', '.join(VARIANTS)}")
         self.vcpus = list(vcpus)
         self.kernel = kernel
         self.origin = origin

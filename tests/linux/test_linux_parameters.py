@@ -25,6 +25,13 @@ def test_a_bad_attach_names_the_parameter_and_is_both_kinds_of_error():
     assert caught.value.value == "x=1"
 
 
+def test_an_unknown_controller_variant_names_the_parameter():
+    from akita.linux.controller import Controller
+
+    with pytest.raises(ParameterError, match="parameter 'variant'.*got 'no-such'"):
+        Controller([], kernel=None, origin=0, variant="no-such")
+
+
 def test_the_prediction_check_names_the_policy():
     with pytest.raises(ParameterError, match="parameter 'policy'.*got 'nope'"):
         kr.check_predict("nope", 1.0)
