@@ -34,7 +34,7 @@ import attrs
 from .errors import ModelError
 
 __all__ = ["WrongVariant", "WRONG_VARIANTS", "wrong_variant", "SIDES", "SIMULATOR", "Z3",
-           "LINUX", "carried_by"]
+           "LINUX", "MODELS", "carried_by"]
 
 #: The side of the simulator: a mutant of the ``akita`` policy (:mod:`akita.reference.mutants`).
 SIMULATOR = "simulator"
@@ -78,7 +78,7 @@ def _simulator_only(name: str, rule: str, text: str, why: str) -> WrongVariant:
     return WrongVariant(name, rule, text, (SIMULATOR,), why)
 
 
-#: Every wrong variant, in the order of the simulator's mutants.
+#: Every wrong variant, in the order of the simulator's mutants; the Linux side's own last.
 WRONG_VARIANTS: tuple[WrongVariant, ...] = (
     _simulator_only(
         "wrong-tie-break", "R4",
