@@ -28,9 +28,9 @@ from pathlib import Path
 from typing import Any, Callable
 
 from akita.model import Host
+from akita.plotting import log_axis, pyplot, save
 
 from .experiment import Claim, Experiment, Outcome, run_policy
-from .plotting import log_axis, pyplot, save
 from .series import mean_rtt
 
 __all__ = ["Fig4", "measure"]

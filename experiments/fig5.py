@@ -32,9 +32,9 @@ import attrs
 
 from akita.model import Host, Share, Workload
 from akita.model.io_path import IOPath
+from akita.plotting import figure, log_axis, save
 
 from .experiment import TODAYS_DEFAULT, Claim, Experiment, Outcome, ms, run_policy
-from .plotting import figure, log_axis, save
 
 __all__ = ["Fig5", "PERCENTILES", "TODAY", "tail_table", "offered", "measure", "claims",
            "today_growth",

@@ -21,9 +21,10 @@ from typing import Callable
 
 import attrs
 
+from akita.plotting import figure, log_axis, save
+
 from .experiment import Claim, Experiment, Outcome, run_policy
 from .fig5 import tail_table
-from .plotting import figure, log_axis, save
 
 __all__ = ["Fig6"]
 

@@ -30,9 +30,9 @@ import attrs
 
 from akita.atomic import write_atomic
 from akita.model import Host, Workload
+from akita.plotting import STYLES, figure, save
 
 from .experiment import Claim, Experiment, Outcome, run_policy
-from .plotting import STYLES, figure, save
 from .series import shares_over_time
 
 __all__ = ["Fig7", "fig7_host", "write_demand", "measure", "halves", "claims"]

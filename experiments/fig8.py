@@ -28,8 +28,9 @@ from typing import Callable
 
 import attrs
 
+from akita.plotting import STYLES, pyplot, save
+
 from .experiment import TODAYS_DEFAULT, Claim, Experiment, Outcome, run_policy
-from .plotting import STYLES, pyplot, save
 
 __all__ = ["Fig8"]
 

@@ -53,9 +53,9 @@ import attrs
 
 from akita.model import Host, Share
 from akita.model.guest import PROGRAMS
+from akita.plotting import figure, save
 
 from .experiment import Claim, Experiment, Outcome, run_policy
-from .plotting import figure, save
 
 __all__ = ["FlexCore", "APPROACHES", "POLICIES"]
 

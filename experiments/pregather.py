@@ -72,9 +72,9 @@ from akita.disk.schedulers import Scheduler
 from akita.disk.schedulers.layout import ZONE, size_of
 from akita.disk.schedulers.vnavigator import HORIZON, ZONE_SECTORS
 from akita.disk.vdisk import IMAGE_SECTORS
+from akita.plotting import STYLES, log_axis, pyplot, save
 
 from .experiment import Claim, Experiment, Outcome
-from .plotting import STYLES, log_axis, pyplot, save
 
 __all__ = ["Pregather", "SETUPS", "SHAPES", "VARIANTS", "ISOLATING", "measure",
            "measure_variants", "guest_process", "setup_vms"]

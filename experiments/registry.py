@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Callable
 
 from akita.model import ModelError
+from akita.plotting import QUICK_MARK
 
 from .experiment import Experiment, Outcome, RunRecord, source_commit
 from .fig1 import Fig1
@@ -15,7 +16,6 @@ from .fig6 import Fig6
 from .fig7 import Fig7
 from .fig8 import Fig8
 from .flexcore import FlexCore
-from .plotting import QUICK_MARK
 from .pregather import Pregather
 from .switch_cost import SWITCH_COST, SwitchCost, switch_cost as current_switch_cost
 from .thread import THREAD_EXPERIMENTS

@@ -27,10 +27,10 @@ from typing import Any, Callable
 import attrs
 
 from akita.model import Host, format_duration
+from akita.plotting import figure, log_axis, save
 
 from .experiment import Claim, Experiment, Outcome, example_host, ms
 from .fig5 import _only
-from .plotting import figure, log_axis, save
 
 __all__ = ["MEASURED_NS", "RAW_NS", "SWITCH_COST", "SOURCE", "at_switch_cost", "switch_cost", "SwitchCost"]
 

@@ -47,9 +47,9 @@ from typing import Any, Callable
 import attrs
 
 from akita.model import Criticality, Host
+from akita.plotting import figure, save
 
 from .experiment import TODAYS_DEFAULT, Claim, Experiment, Outcome, ms, run_policy
-from .plotting import figure, save
 
 __all__ = ["ThreadExperiment", "THREAD_EXPERIMENTS", "POLICIES", "MEASURED_RUNS", "packet_cpu_ns",
            "hop_ns"]

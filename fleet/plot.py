@@ -4,9 +4,9 @@ One step curve per placement: the pCPUs in use (holding at least one
 vCPU) over the horizon, in hours, from the exact series of
 :class:`~.replay.Replay`; the hosts in use on a second panel below.  The
 curves are told apart by line style as well as colour
-(:data:`akita.experiments.plotting.STYLES`), and the files come out byte
+(:data:`akita.plotting.STYLES`), and the files come out byte
 for byte the same from the same results
-(:func:`akita.experiments.plotting.save`).  matplotlib is imported on the
+(:func:`akita.plotting.save`).  matplotlib is imported on the
 first call only.
 """
 
@@ -23,7 +23,7 @@ _HOUR = 3600 * 10**9
 
 def plot_fleet(result: FleetResult, folder: Path, name: str, title: str | None = None) -> list[str]:
     """Draw *result* as ``name.svg`` and ``name.png`` in *folder*; return the file names."""
-    from akita.experiments.plotting import STYLES, pyplot, save
+    from akita.plotting import STYLES, pyplot, save
 
     spec = result.spec
     fig, (cores, hosts) = pyplot().subplots(2, 1, figsize=(6.4, 4.8), sharex=True,

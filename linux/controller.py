@@ -61,7 +61,9 @@ A *variant* makes the controller deliberately wrong, for the oracle to name
 so HI mode never ends; ``lo-in-deadline``: HI mode leaves the LO vCPUs in
 the deadline class; ``throttle-past-vd``: a HI vCPU stays in the deadline
 class past its virtual deadline, where the kernel throttles it, as before
-decision 310).
+decision 310).  They are the Linux side of the one catalogue of wrong
+variants (:data:`akita.model.variants.WRONG_VARIANTS`), which gives each its
+rule; the controller adds only its own way of being wrong.
 """
 
 from __future__ import annotations
@@ -73,10 +75,16 @@ from typing import Callable, Protocol, Sequence
 
 import attrs
 
+from akita.model.errors import ParameterError
+from akita.model.variants import LINUX, carried_by
+
 __all__ = ["VARIANTS", "Kernel", "VcpuState", "Controller", "FIFO_TOP"]
 
-#: The controller's deliberately wrong variants (and ``"correct"``).
-VARIANTS = ("correct", "no-switch", "no-cooling", "lo-in-deadline", "throttle-past-vd")
+#: The controller's deliberately wrong variants, by the names the controller gives them
+#: (``no-switch``, ``no-cooling``, ``lo-in-deadline``, ``throttle-past-vd``): the entries of
+#: the catalogue (:func:`akita.model.variants.carried_by`) with the Linux side; and
+#: ``"correct"`` first.
+VARIANTS: tuple[str, ...] = ("correct", *(v.name_on(LINUX) for v in carried_by(LINUX)))
 #: The SCHED_FIFO priority of the HI vCPU with the shortest period in HI mode.
 FIFO_TOP = 50
 #: The shortest re-check of a HI vCPU's consumption (ns): the polling's floor.
@@ -157,7 +165,7 @@ class Controller:
                  clock: Callable[[], int] | None = None,
                  sleep: Callable[[float], None] | None = None) -> None:
         if variant not in VARIANTS:
-            raise ValueError(variant)
+            raise ParameterError("variant", variant, f"one of {', '.join(VARIANTS)}")
         self.vcpus = list(vcpus)
         self.kernel = kernel
         self.origin = origin

@@ -22,7 +22,7 @@ import os
 import time
 from pathlib import Path
 
-from .errors import LinuxError
+from .errors import LinuxParameterError
 from .process import alive
 
 __all__ = ["ROOT", "PREFIX", "Cpusets", "remove_stale", "cpuset_available"]
@@ -118,8 +118,9 @@ class Cpusets:
                 return
             except OSError as error:
                 if error.errno not in (errno.EINVAL, errno.EBUSY) or time.monotonic() > until:
-                    raise LinuxError("--cpus", cpus, "CPUs no other exclusive cpuset holds "
-                                     f"({_holders(self.root, cpus)}; {error.strerror})") from None
+                    raise LinuxParameterError(
+                        "cpus", cpus, f"CPUs no other exclusive cpuset holds (CPUs {cpus}: "
+                        f"{_holders(self.root, cpus)}; {error.strerror})") from None
                 time.sleep(0.2)
 
     def enter(self, pcpu: int, tid: int) -> None:

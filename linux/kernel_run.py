@@ -22,13 +22,13 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from akita.model import Host, ModelError
+from akita.model import Host, ParameterError
 from akita.reference.placement import place_all
 
 from .workloads import Workloads
 
-__all__ = ["placement", "run_once", "run_kernel", "predict", "spread", "figures", "ratio",
-           "default_policy", "compare"]
+__all__ = ["placement", "run_once", "run_kernel", "predict", "check_predict", "spread",
+           "figures", "ratio", "default_policy", "compare"]
 
 _NS = 1_000_000_000
 
@@ -42,10 +42,13 @@ def default_policy() -> str:
 
 
 def placement(host: Host, cpus: tuple[int, ...]) -> dict[tuple[str, int], int]:
-    """``(vm, vcpu) -> Linux CPU``: the host's pCPU ``c`` is ``cpus[c]``."""
+    """``(vm, vcpu) -> Linux CPU``: the host's pCPU ``c`` is ``cpus[c]``.
+
+    :raises ParameterError: fewer *cpus* than the host has pCPUs.
+    """
     if len(cpus) < host.pcpus:
-        raise ModelError("--cpus", ",".join(map(str, cpus)),
-                         f"a Linux CPU for each of the host's {host.pcpus} pCPUs")
+        raise ParameterError("cpus", ",".join(map(str, cpus)),
+                             f"a Linux CPU for each of the host's {host.pcpus} pCPUs")
     where: dict[tuple[str, int], int] = {}
     for answer in place_all(host).vms:
         for i, pcpu in enumerate(answer.pcpus):
@@ -78,12 +81,26 @@ def run_kernel(host: Host, *, runs: int, seconds: float, seed: int, cpus: tuple[
     return done
 
 
+def check_predict(policy: str, seconds: float) -> None:
+    """Raise :class:`~akita.model.ParameterError`, naming the parameter, unless
+    :func:`predict` can simulate *policy* for *seconds*: the simulator's own check
+    (:func:`akita.reference.run.check_simulation`), for a caller that runs the kernel's
+    runs -- minutes -- before it predicts."""
+    from akita.reference.run import check_simulation
+
+    check_simulation(policy, _duration(seconds))
+
+
+def _duration(seconds: float) -> int:
+    return int(round(seconds * _NS))
+
+
 def predict(host: Host, *, policy: str, runs: int, seconds: float, seed: int
             ) -> list[dict[str, Any]]:
     """The simulator's runs of *host* under *policy*, with the kernel runs' seeds and length."""
     from akita.reference.run import simulate
 
-    duration = int(round(seconds * _NS))
+    duration = _duration(seconds)
     out = []
     for k in range(runs):
         metrics = simulate(host, policy, duration=duration, seed=seed + k).as_json()

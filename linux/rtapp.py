@@ -60,8 +60,8 @@ from typing import Any
 
 import attrs
 
-from akita.model import Host, ModelError, VM, dumps_host, format_duration, loads_host, \
-    parse_duration
+from akita.model import Host, ModelError, ParameterError, VM, dumps_host, format_duration, \
+    loads_host, parse_duration
 from akita.model.phases import resolve_phases, with_phases
 
 from .kernel_run import placement
@@ -119,10 +119,11 @@ def export(host: Host, *, cpus: tuple[int, ...] = (1,), seed: int = 1, seconds: 
 
     :param cpus: the Linux CPU of each host pCPU, in order.
     :param policy: a key of :data:`POLICIES`.
-    :raises ModelError: a VM whose workload has no rt-app form, or a bad *policy*.
+    :raises ModelError: a VM whose workload has no rt-app form; a
+        :class:`~akita.model.ParameterError` for a bad *policy* or too few *cpus*.
     """
     if policy not in POLICIES:
-        raise ModelError("--policy", policy, f"one of {', '.join(POLICIES)}")
+        raise ParameterError("policy", policy, f"one of {', '.join(POLICIES)}")
     for vm in host.vms:
         _refuse(vm)
     host = with_phases(host, resolve_phases(host, seed))

@@ -42,7 +42,7 @@ from akita.model.phases import resolve_phases
 from . import capture, cpuset, requirements, sched, tracefs
 from .cleanup import Ledger, undo
 from .controller import VARIANTS, Controller, VcpuState
-from .errors import KernelRefused, LinuxError
+from .errors import KernelRefused, LinuxError, LinuxParameterError
 
 __all__ = ["run_host", "parse_attach", "default_cpus", "RunResult", "LinuxKernel",
            "CONTROLLER_PRIORITY"]
@@ -160,24 +160,28 @@ class RunResult:
                 "workloads": None if self.workloads is None else dict(self.workloads)}
 
 
-def parse_attach(items: Sequence[str], host: Host) -> dict[str, int]:
-    """``VM/i=TID`` pairs, checked against *host* and ``/proc``: vCPU name -> TID."""
+def parse_attach(attach: Sequence[str], host: Host) -> dict[str, int]:
+    """``VM/i=TID`` pairs, checked against *host* and ``/proc``: vCPU name -> TID.
+
+    :raises LinuxParameterError: naming the parameter ``attach``.
+    """
     names = {v.name for vm in host.vms for v in vm.all_vcpus()}
     found: dict[str, int] = {}
-    for item in items:
+    for item in attach:
         name, sep, tid_text = item.partition("=")
         if not sep or name not in names:
-            raise LinuxError("--attach", item,
-                             f"VM/i=TID with VM/i one of {', '.join(sorted(names))}")
+            raise LinuxParameterError("attach", item,
+                                      f"VM/i=TID with VM/i one of {', '.join(sorted(names))}")
         if not tid_text.isdigit() or not Path(f"/proc/{tid_text}/stat").exists():
-            raise LinuxError("--attach", item, "the id of a live thread after '='")
+            raise LinuxParameterError("attach", item, "the id of a live thread after '='")
         if name in found:
-            raise LinuxError("--attach", item, f"one thread per vCPU ({name} given twice)")
+            raise LinuxParameterError("attach", item,
+                                      f"one thread per vCPU ({name} given twice)")
         found[name] = int(tid_text)
     if found and set(found) != names:
         missing = ", ".join(sorted(names - set(found)))
-        raise LinuxError("--attach", " ".join(items),
-                         f"a thread for every vCPU (missing {missing})")
+        raise LinuxParameterError("attach", " ".join(attach),
+                                  f"a thread for every vCPU (missing {missing})")
     return found
 
 
@@ -186,7 +190,7 @@ def default_cpus(pcpus: int) -> list[int]:
     online = sorted(cpuset._online())
     usable = [c for c in online if c != 0]
     if len(usable) < pcpus:
-        raise LinuxError("--cpus", "default", f"{pcpus} online CPUs besides CPU 0 "
+        raise LinuxParameterError("cpus", "default", f"{pcpus} online CPUs besides CPU 0 "
                          f"(this machine has {len(online)})")
     return usable[-pcpus:]
 
@@ -267,9 +271,9 @@ def run_host(host: Host, *, attach: Mapping[str, int], cpus: Sequence[int] | Non
         guests whose work is periodic on a known clock wake on R2's grid.
     """
     if variant not in VARIANTS:
-        raise LinuxError("--variant", variant, f"one of {', '.join(VARIANTS)}")
+        raise LinuxParameterError("variant", variant, f"one of {', '.join(VARIANTS)}")
     if not 0 < seconds <= 3600:
-        raise LinuxError("--seconds", seconds, "a duration in (0, 3600] seconds")
+        raise LinuxParameterError("seconds", seconds, "a duration in (0, 3600] seconds")
     missing = requirements.problems()
     if missing:
         raise LinuxError("machine", missing[0], "a machine akita linux can run on")
@@ -279,7 +283,7 @@ def run_host(host: Host, *, attach: Mapping[str, int], cpus: Sequence[int] | Non
         _vcpu_states(host, phases, {})  # raises, naming the VM
     chosen = list(cpus) if cpus is not None else default_cpus(host.pcpus)
     if len(chosen) != host.pcpus or len(set(chosen)) != len(chosen):
-        raise LinuxError("--cpus", ",".join(map(str, chosen)),
+        raise LinuxParameterError("cpus", ",".join(map(str, chosen)),
                          f"{host.pcpus} distinct Linux CPUs, one per pCPU")
     out_dir.mkdir(parents=True, exist_ok=True)
     cpuset.remove_stale()

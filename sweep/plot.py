@@ -3,10 +3,10 @@
 One curve per test: the acceptance ratio against the point's LO-mode
 utilisation, with the 95% Wilson interval (:mod:`.wilson`) of each point
 drawn as a shaded band.  The curves are told apart by marker and line
-style as well as colour (:data:`akita.experiments.plotting.STYLES`); the
+style as well as colour (:data:`akita.plotting.STYLES`); the
 legend sits at the lower left, where acceptance curves, which fall from 1
 to 0 as the utilisation grows, have no data.  The files come out byte for
-byte the same from the same results (:func:`akita.experiments.plotting.save`).
+byte the same from the same results (:func:`akita.plotting.save`).
 matplotlib (the ``plots`` extra) is imported on the first call only.
 
 The mixed-criticality tests (:data:`MC_TESTS`: their acceptance keeps every
@@ -31,7 +31,7 @@ MC_TESTS = frozenset({"edf-vd", "amc-rtb", "exact"})
 
 def plot_sweep(result: SweepResult, folder: Path, name: str, title: str | None = None) -> list[str]:
     """Draw *result* as ``name.svg`` and ``name.png`` in *folder*; return the file names."""
-    from akita.experiments.plotting import STYLES, figure, pyplot, save
+    from akita.plotting import STYLES, figure, pyplot, save
 
     spec = result.spec
     generator = spec.generator

@@ -715,7 +715,7 @@ def _choose(trace: _Trace, cur: _FileCursor, wanted: str | None) -> None:
     if wanted is not None:
         key = "" if wanted == TOP else wanted
         if key not in buffers:
-            raise KernelTraceError("--buffer", wanted, f"a buffer of the file "
+            raise KernelTraceError("buffer", wanted, f"a buffer of the file "
                                    f"({_buffer_names(trace)})", path=cur.where(0))
     elif "" in buffers and (buffers[""].cpus is None or buffers[""].holds_records()):
         key = ""
@@ -723,7 +723,7 @@ def _choose(trace: _Trace, cur: _FileCursor, wanted: str | None) -> None:
         _load_all(trace, cur)
         full = [name for name, b in buffers.items() if b.holds_records()]
         if len(full) > 1:
-            raise KernelTraceError("--buffer", "nothing", "the trace instance to read: records "
+            raise KernelTraceError("buffer", "nothing", "the trace instance to read: records "
                                    f"are in {len(full)} of them ({_buffer_names(trace, full)})",
                                    path=cur.where(0))
         key = full[0] if full else "" if "" in buffers else next(iter(buffers), "")

@@ -88,7 +88,8 @@ RULE_BEARING = (
 REGISTRIES = {
     "akita.model.rules": "the rules themselves: ids, titles, sections",
     "akita.model.variants": "the catalogue of wrong variants: the rule each breaks, "
-                            "implemented by the simulator's mutants and the Z3 variants",
+                            "implemented by the simulator's mutants, the Z3 variants and the "
+                            "Linux controller's variants",
     "akita.oracle.violation": "the rules the oracle's findings may name, checked against "
                               "the oracle's __rules__ (unresolved)",
 }

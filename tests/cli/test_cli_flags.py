@@ -1,4 +1,6 @@
-"""Library errors name parameters; the command line names flags (decision 260)."""
+"""Library errors name parameters; the command line names flags (decisions 260, 341)."""
+
+import ast
 
 import pytest
 from cli_run import run_cli
@@ -8,7 +10,12 @@ from akita.model import ParameterError, load_host
 from akita.proofs.host_check import check_limits
 from akita.reference.mutants import mutant_named
 from akita.reference.run import simulate
-from repo import EXAMPLES
+from repo import EXAMPLES, ROOT
+
+#: The library's packages: every folder installed under ``akita.`` (with the modules of
+#: ``akita`` itself) but the command line's.
+LIBRARY = ("model", "reference", "proofs", "oracle", "trace", "experiments", "sweep", "fleet",
+           "guest", "disk", "linux", "analysis")
 
 
 def _flags() -> set[str]:
@@ -26,6 +33,22 @@ def test_every_flag_of_the_table_is_a_flag_of_a_command():
 
 def test_no_flag_is_named_by_the_table_as_a_parameter():
     assert not any(parameter.startswith("-") for parameter in FLAGS)
+
+
+def _flag_fields(path):
+    """The lines of *path* that raise an error whose field (first argument) is a flag."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and node.exc.args:
+            field = node.exc.args[0]
+            if isinstance(field, ast.Constant) and str(field.value).startswith("--"):
+                yield f"{path.relative_to(ROOT)}:{node.lineno}"
+
+
+def test_no_library_error_names_a_flag():
+    paths = [path for package in LIBRARY for path in sorted((ROOT / package).rglob("*.py"))]
+    paths += sorted((ROOT / "src" / "akita").glob("*.py"))  # akita.parallel, akita.plotting ...
+    found = [where for path in paths for where in _flag_fields(path)]
+    assert found == []
 
 
 @pytest.mark.parametrize("limits, parameter", [

@@ -58,7 +58,7 @@ TINY_DEFAULT = S // 5
 def reproduce_all(out, *, tiny: bool):
     """``reproduce all --quick`` into *out* (every span cut to :data:`TINY` if *tiny*): its
     folder, its exit status, and every figure it drew, by experiment (caught as
-    :func:`akita.experiments.plotting.save` closes it)."""
+    :func:`akita.plotting.save` closes it)."""
     import matplotlib.pyplot as plt
 
     from akita.experiments.experiment import Experiment

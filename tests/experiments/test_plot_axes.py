@@ -37,7 +37,7 @@ def test_fig8_tail_is_linear_from_0(tmp_path, caught):
 
 
 def test_a_quick_run_is_marked_on_its_figure_and_a_full_one_is_not(tmp_path):
-    from akita.experiments.plotting import QUICK_MARK, figure, save
+    from akita.plotting import QUICK_MARK, figure, save
 
     for mark, folder in (("QUICK RUN (--quick)", "quick"), (None, "full")):
         token = QUICK_MARK.set(mark)

@@ -5,7 +5,7 @@ from fractions import Fraction
 import pytest
 
 from akita.linux import kernel_run as kr
-from akita.model import ModelError, loads_host
+from akita.model import ParameterError, loads_host
 from cli_run import run_cli
 from repo import EXAMPLES
 
@@ -28,7 +28,7 @@ def test_the_hosts_pcpus_map_to_the_given_linux_cpus():
 
 
 def test_too_few_cpus_is_bad_input():
-    with pytest.raises(ModelError, match="--cpus"):
+    with pytest.raises(ParameterError, match="parameter 'cpus'"):
         kr.placement(loads_host(TWO), (1,))
 
 

@@ -42,7 +42,7 @@ def test_the_instance_is_chosen_by_name_and_the_empty_top_is_empty(name):
     with (DATA / name).open("rb") as stream:
         assert list(read_tracedat(stream, path=name, buffer="top")) == []
     with (DATA / name).open("rb") as stream, pytest.raises(
-            KernelTraceError, match=r"field '--buffer': expected a buffer of the file \('top', "
+            KernelTraceError, match=r"field 'buffer': expected a buffer of the file \('top', "
                                     r"'akita_oracle_10424'\), got 'nope'"):
         read_tracedat(stream, path=name, buffer="nope")
 

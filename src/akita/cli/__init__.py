@@ -58,6 +58,10 @@ FLAGS: dict[str, str] = {
     "memory_mb": "--max-memory",
     "scheduler": "--scheduler",
     "window": "--window",
+    "cpus": "--cpus",
+    "seconds": "--seconds",
+    "attach": "--attach",
+    "variant": "--variant",
 }
 
 
@@ -137,8 +141,9 @@ def _as_flag(error: ParameterError, args: list[str]) -> ModelError:
 def _typed(flag: str, args: list[str], value: object) -> object:
     """What *args* gave *flag* when the command takes it as text and passes on what it made
     of it (``--duration 0s``: ``'0s'``, where the library got 0 ns); *value* otherwise
-    (a number ``click`` converted is what the library got).  ``click`` parses *args* again,
-    without callbacks (``resilient_parsing``), so the text is read as the command read it."""
+    (a number ``click`` converted is what the library got; a flag given many times, whose
+    one item the library names: ``--attach``).  ``click`` parses *args* again, without
+    callbacks (``resilient_parsing``), so the text is read as the command read it."""
     where = next((i for i, arg in enumerate(args) if arg in COMMANDS), None)
     if where is None:
         return value
@@ -153,7 +158,7 @@ def _typed(flag: str, args: list[str], value: object) -> object:
                     typed = ctx.params.get(param.name or "")
             except click.ClickException:
                 return value
-            return value if typed is None else typed
+            return typed if isinstance(typed, str) else value
     return value
 
 

@@ -64,13 +64,11 @@ def kernel_run(host_file: str, seconds: float, runs: int, seed: int, cpus_text: 
     simulator's for the same seeds, and the ratio simulator / kernel.  Needs
     root (and memcached for a request-serving VM): otherwise one line, exit 2.
     """
-    from akita.linux.kernel_run import compare, default_policy, predict, run_kernel
+    from akita.linux.kernel_run import check_predict, compare, default_policy, predict, run_kernel
     from akita.linux.programs import Unavailable
-    from akita.reference.policies import POLICIES
 
     policy = policy or default_policy()
-    if policy not in POLICIES:
-        raise ModelError("--policy", policy, f"one of {', '.join(POLICIES)}")
+    check_predict(policy, seconds)  # before the kernel's runs, which take minutes
     cpus = _cpus(cpus_text, "--cpus")
     _cpus(str(client_cpu), "--client-cpu")
     host = load_host(host_file)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import click
 
+from akita.linux.controller import VARIANTS
 from akita.model import ModelError, load_host
 
 __all__ = ["linux"]
@@ -44,8 +45,7 @@ def _cpus(text: str | None) -> list[int] | None:
 @click.option("--out", "out_dir", default="akita-linux-run", show_default=True,
               type=click.Path(file_okay=False), help="Where the capture and host file go.")
 @click.option("--variant", default="correct", show_default=True,
-              type=click.Choice(["correct", "no-switch", "no-cooling", "lo-in-deadline",
-                                 "throttle-past-vd"]),
+              type=click.Choice(VARIANTS),
               help="A deliberately wrong controller, for checking the oracle.")
 @click.option("--wait", default=30.0, show_default=True, type=float,
               help="Seconds to wait for a CPU another exclusive cpuset holds.")

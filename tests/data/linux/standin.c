@@ -22,19 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static uint64_t now_ns(clockid_t clock)
-{
-	struct timespec ts;
-	clock_gettime(clock, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static void burn(uint64_t ns)
-{
-	uint64_t start = now_ns(CLOCK_THREAD_CPUTIME_ID);
-	while (now_ns(CLOCK_THREAD_CPUTIME_ID) - start < ns)
-		;
-}
+#include "cpu_time.h"
 
 int main(int argc, char **argv)
 {

@@ -19,24 +19,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cpu_time.h"
+
 static uint64_t start, period, work, heavy, heavy_n, light_n = 1;
 static long vcpu_tid;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t ready = PTHREAD_COND_INITIALIZER;
-
-static uint64_t now_ns(clockid_t clock)
-{
-	struct timespec ts;
-	clock_gettime(clock, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static void burn(uint64_t ns)
-{
-	uint64_t from = now_ns(CLOCK_THREAD_CPUTIME_ID);
-	while (now_ns(CLOCK_THREAD_CPUTIME_ID) - from < ns)
-		;
-}
 
 static void *vcpu(void *arg)
 {

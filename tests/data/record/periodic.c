@@ -27,6 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../linux/cpu_time.h"
+
 struct sched_attr {
 	uint32_t size;
 	uint32_t sched_policy;
@@ -41,21 +43,6 @@ struct sched_attr {
 #ifndef SCHED_DEADLINE
 #define SCHED_DEADLINE 6
 #endif
-
-static uint64_t now_ns(clockid_t clock)
-{
-	struct timespec ts;
-	clock_gettime(clock, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static void burn(uint64_t ns)
-{
-	/* CPU time of this thread, so that preemption does not shorten the job */
-	uint64_t start = now_ns(CLOCK_THREAD_CPUTIME_ID);
-	while (now_ns(CLOCK_THREAD_CPUTIME_ID) - start < ns)
-		;
-}
 
 int main(int argc, char **argv)
 {

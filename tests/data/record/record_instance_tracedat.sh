@@ -16,33 +16,9 @@
 set -euo pipefail
 out="${1:?usage: $0 OUT_PREFIX}"
 here="$(cd "$(dirname "$0")" && pwd)"
-tmp="$(mktemp -d)"
-bin="$tmp/periodic"
-gcc -O2 -Wall -o "$bin" "$here/periodic.c"
-tr=/sys/kernel/tracing
-cs=/sys/fs/cgroup/cpuset
-mountpoint -q "$tr" || mount -t tracefs nodev "$tr"
 name="akita_oracle_$$"
-inst="$tr/instances/$name"
-events="sched_switch sched_wakeup sched_wakeup_new sched_migrate_task"
-balance="$(cat "$cs/cpuset.sched_load_balance")"
-restore() {
-  [ -d "$inst" ] && { echo 0 > "$inst/tracing_on"; rmdir "$inst"; }
-  echo "$balance" > "$cs/cpuset.sched_load_balance"
-  rmdir "$cs/${name}_dl" "$cs/${name}_rest" 2>/dev/null || true
-  rm -rf "$tmp"
-}
-trap restore EXIT
-mkdir "$inst" "$cs/${name}_dl" "$cs/${name}_rest"
-echo 0 > "$cs/${name}_rest/cpuset.cpus"; echo 0 > "$cs/${name}_rest/cpuset.mems"
-echo 1 > "$cs/${name}_dl/cpuset.cpus"; echo 0 > "$cs/${name}_dl/cpuset.mems"
-echo 1 > "$cs/${name}_dl/cpuset.cpu_exclusive"
-echo 0 > "$cs/cpuset.sched_load_balance"
-echo 0 > "$inst/tracing_on"
-echo 2 > "$inst/tracing_cpumask"
-echo mono > "$inst/trace_clock"
-echo 1024 > "$inst/buffer_size_kb"
-for e in $events; do echo 1 > "$inst/events/sched/$e/enable"; done
+buffer_kb=1024
+. "$here/instance_setup.sh"
 run() {  # NAME RUNTIME DEADLINE PERIOD WORK JOBS (us), inside the cpuset
   timeout 10 sh -c "echo \$\$ > $cs/${name}_dl/tasks; exec $bin $*" &
 }
@@ -50,11 +26,8 @@ start="$(python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_MONOTON
 run dl_a 2000 10000 10000 1500 20 "$start"
 run dl_b 3000 20000 20000 2500 10 "$start"
 run dl_c 5000 40000 40000 4000 5 "$start"
-sleep 0.1  # the tasks are SCHED_DEADLINE by now, asleep until T0
-echo 1 > "$inst/tracing_on"
-wait
-echo 0 > "$inst/tracing_on"
-t0="$((start / 1000000000)).$(printf %09d $((start % 1000000000)))"
+run_at_t0
+t0="$(t0_text "$start")"
 echo "$(uname -sr), recorded $(date -u +%Y-%m-%dT%H:%MZ) by $(basename "$0"); instance $name; T0 = $t0" > "$out.txt"
 # To keep the file small, trace-cmd runs in a mount namespace of its own where
 # kallsyms (5 MB) is empty and tracefs's events/ holds only the ftrace and

@@ -1,5 +1,10 @@
 """Plots that come out byte for byte the same from the same data.
 
+The one place of figure setup, series styles and saving for every package
+that draws: the experiments (:mod:`akita.experiments`), a sweep's
+acceptance curves (:mod:`akita.sweep.plot`) and a fleet's cores in use
+(:mod:`akita.fleet.plot`).
+
 matplotlib writes a date and random ids into its files unless told not
 to: SVGs get a fixed ``svg.hashsalt`` and no date, PNGs no metadata.  The
 Agg backend draws without a display.  matplotlib (the ``plots`` extra) is
@@ -9,8 +14,9 @@ be listed without it (``akita reproduce --help``).
 Every plot has a title; series that may coincide are told apart by marker
 and line style, not by colour alone, and legends are placed where they
 cover no data.  A plot of a ``--quick`` run says so on the figure itself
-(:data:`QUICK_MARK`, set by :func:`~.registry.reproduce` around each
-experiment), so that it is never taken for the shipped full-length figure.
+(:data:`QUICK_MARK`, set by :func:`akita.experiments.registry.reproduce`
+around each experiment), so that it is never taken for the shipped
+full-length figure.
 """
 
 from __future__ import annotations
