@@ -514,20 +514,18 @@ def check_intervals(pcpu: TickPCPU, states: Iterable[bytes], *, step: Step = tic
                                          f"(widths {family[1]})")
         for key in keys:
             state = lay.unpack(key)
-            if 0 not in lay.field(state, "pos"):
-                continue
             low = next(members(m, state))
             width = tuple(h - w for w, h in zip(lay.field(state, "work"),
                                                 lay.field(state, "most")))
             layer: set[Family] = {(low, width)}
-            while True:
+            pos = low.pos
+            while layer:
                 count += len(layer)
                 if count > limits.members or time.perf_counter() - began > limits.seconds:
                     return answer(False, f"re-check limit reached after {count:,} families "
                                          f"({limits.members:,} families or "
                                          f"{limits.seconds:g} s)", checked=False)
-                if any((p + 1) % T == 0 for p, T in zip(layer.__iter__().__next__()[0].pos,
-                                                        m.period)):
+                if any((p + 1) % T == 0 for p, T in zip(pos, m.period)):
                     for family in layer:
                         for landed in _starts(m, family, step):
                             if not boxes.covered(landed):
@@ -535,7 +533,9 @@ def check_intervals(pcpu: TickPCPU, states: Iterable[bytes], *, step: Step = tic
                                                      f"state of the certificate: {landed[0]} "
                                                      f"(widths {landed[1]})")
                     break
-                layer = {after for family in layer for _, after in _tick(m, family, step)}
+                pos = tuple((p + 1) % T for p, T in zip(pos, m.period))
+                layer = {after for family in layer for _, after in _tick(m, family, step)
+                         if not boxes.covered(after)}
     except _Refused as refused:
         return answer(False, str(refused))
     return answer(True, f"closed under the tick step and miss-free: {len(keys):,} states, "
