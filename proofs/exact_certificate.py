@@ -38,7 +38,7 @@ from typing import Callable, Iterable, Sequence
 import attrs
 import z3
 
-from akita.model.exact.abstraction import FIELDS, Layout, covers, layout, matches, members, \
+from akita.model.exact.abstraction import FIELDS, Layout, canonical, covers, layout, members, \
     read_budget, settle
 from akita.model.exact.machine import NOBODY, Machine, machine
 from akita.model.exact.search import Outcome
@@ -317,41 +317,66 @@ def shift(m: Machine, s: TickState, delta: Sequence[int]) -> TickState:
     more (a member of a certificate state owes its consumption plus its work)."""
     if not any(delta):
         return s
-    return attrs.evolve(
-        s, work=tuple(w + d for w, d in zip(s.work, delta)),
-        owed=tuple(o + d if m.hi[i] else o for i, (o, d) in enumerate(zip(s.owed, delta))))
+    hi = m.hi
+    return TickState(s.pos, tuple(w + d for w, d in zip(s.work, delta)), s.consumed, s.served,
+                     tuple(o + d if hi[i] else o for i, (o, d) in enumerate(zip(s.owed, delta))),
+                     s.temperature, s.asked, s.ins, s.hi_mode, s.last)
 
 
 def _same(m: Machine, a: TickState, b: TickState) -> bool:
     """Equal but for a LO vCPU's service and debt (read by nothing but its own,
     unjudged, shortfall)."""
-    if attrs.evolve(a, served=b.served, owed=b.owed) != b:
+    if (a.pos, a.work, a.consumed, a.temperature, a.asked, a.ins, a.hi_mode, a.last) != (
+            b.pos, b.work, b.consumed, b.temperature, b.asked, b.ins, b.hi_mode, b.last):
         return False
     return all(a.served[i] == b.served[i] and a.owed[i] == b.owed[i]
                for i in range(m.n) if m.hi[i])
 
 
 class _Boxes:
-    """The certificate's states by shape (:class:`_Index`), each as its box of work."""
+    """The certificate's states by everything but their work (:func:`_blank`), each as
+    its box of work."""
 
-    def __init__(self, index: _Index) -> None:
-        self.index = index
-        self.boxes: dict[tuple[int, ...], list[tuple[tuple[int, ...], tuple[int, ...],
-                                                     tuple[int, ...]]]] = {}
-        lay = index.lay
-        for shape, states in index.by_shape.items():
-            self.boxes[shape] = [(s, lay.field(s, "work"), lay.field(s, "most")) for s in states]
+    def __init__(self, m: Machine, lay: Layout, states: Iterable[bytes]) -> None:
+        self.m = m
+        self.boxes: dict[tuple[int, ...], list[tuple[tuple[int, ...], tuple[int, ...]]]] = {}
+        for key in states:
+            state = lay.unpack(key)
+            temps, asks = settle(m, lay.field(state, "pos"), lay.field(state, "temperature"),
+                                 lay.field(state, "asked"))
+            mine = list(state)
+            for i in range(m.n):
+                base = 2 + len(FIELDS) * i
+                mine[base + 4], mine[base + 5] = temps[i], asks[i]
+            self.boxes.setdefault(_blank(mine), []).append(
+                (lay.field(state, "work"), lay.field(state, "most")))
 
     def covered(self, family: Family) -> bool:
         """Whether every member of *family* is a member of some certificate state: the
-        family's box lies in the union of the boxes of the states it :func:`matches`."""
+        family's box lies in the union of the boxes of the states it
+        :func:`~akita.model.exact.abstraction.matches` (the comparison of ``matches``,
+        its work set aside on both sides, done once per family)."""
         low, width = family
-        runnable = [1 if w > 0 else 0 for w in low.work]
-        m = self.index.m
-        boxes = [(lo, hi) for s, lo, hi in self.boxes.get(
-            self.index._concrete_shape(low, runnable), ()) if matches(m, s, low)]
+        m = self.m
+        for i in range(m.n):
+            if m.hi[i] and low.work[i] > 0 and (low.served[i] != low.consumed[i] or
+                                                low.owed[i] != low.consumed[i] + low.work[i]):
+                return False
+        shape = canonical(m, low.hi_mode, low.last, low.pos, low.work, low.work, low.consumed,
+                          low.temperature, [int(a) for a in low.asked], low.ins, current(m.n))
+        boxes = self.boxes.get(_blank(shape))
+        if not boxes:
+            return False
         top = tuple(w + d for w, d in zip(low.work, width))
-        return _in_union(tuple(low.work), top, boxes)
+        return _in_union(low.work, top, boxes)
+
+
+def _blank(state: Sequence[int]) -> tuple[int, ...]:
+    """A search state with its work intervals set to 0."""
+    out = list(state)
+    for base in range(2, len(out), len(FIELDS)):
+        out[base + 1] = out[base + 2] = 0
+    return tuple(out)
 
 
 def _in_union(lo: tuple[int, ...], hi: tuple[int, ...],
@@ -385,35 +410,37 @@ class _Refused(Exception):
     """The interval re-check cannot vouch for a family (the reason is its message)."""
 
 
-def _tick(m: Machine, family: Family, step: Step) -> list[tuple[Family, Family]]:
-    """One tick of *family* with no period start after it: the cells (the family split
-    where the running vCPU's work is 1 and where it is more), each with its successor."""
+def _tick(m: Machine, family: Family, step: Step) -> list[Family]:
+    """One tick of *family* with no period start after it: the successors of its cells
+    (:func:`_cells`), each stepped at both ends."""
     out = []
     zeros = (0,) * m.n
-    for low, width in _cells(m, family, step):
-        after, _, _ = step(m, low, zeros)
+    for (low, width), after in _cells(m, family, step, zeros):
         if any(width):
             top_after, _, _ = step(m, shift(m, low, width), zeros)
             if not _same(m, top_after, shift(m, after, width)):
                 raise _Refused(f"the tick is not uniform over the family of {low} "
                                f"(width {width}): its top member steps to {top_after}")
-        out.append(((low, width), (after, width)))
+        out.append((after, width))
     return out
 
 
-def _cells(m: Machine, family: Family, step: Step) -> list[Family]:
+def _cells(m: Machine, family: Family, step: Step,
+           demands: Sequence[int]) -> list[tuple[Family, TickState]]:
     """*family* split so that each part is uniform in every comparison of work the tick
-    makes: the vCPU that runs holds 1 (its job ends: it is then not runnable; and R5 on
-    its crossing needs work left) or more; every vCPU holds work in all members or in
-    none, by construction."""
+    makes -- the vCPU that runs holds 1 in all members (its job ends: it is then not
+    runnable, and R5 on its crossing needs work left) or more than 1 in all; every vCPU
+    holds work in all members or in none, by construction -- each part with its lowest
+    member's step with *demands*."""
     low, width = family
-    _, c, _ = step(m, low, (0,) * m.n)
+    after, c, _ = step(m, low, demands)
     if c == NOBODY or width[c] == 0 or low.work[c] != 1:
-        return [family]
+        return [(family, after)]
     one = tuple(0 if i == c else w for i, w in enumerate(width))
     more = tuple(w - 1 if i == c else w for i, w in enumerate(width))
     unit = tuple(1 if i == c else 0 for i in range(m.n))
-    return [(low, one), (shift(m, low, unit), more)]
+    second = shift(m, low, unit)
+    return [((low, one), after), ((second, more), step(m, second, demands)[0])]
 
 
 def _starts(m: Machine, family: Family, step: Step) -> Iterable[Family]:
@@ -423,10 +450,9 @@ def _starts(m: Machine, family: Family, step: Step) -> Iterable[Family]:
     ``[l, max(h, C_opt)]``.  A HI vCPU short at its period start in the family's top
     member, the one that owes the most, refuses it (no member owes less in a period
     that ends short in none)."""
-    for low, width in _cells(m, family, step):
+    zeros = (0,) * m.n
+    for (low, width), after in _cells(m, family, step, zeros):
         top = shift(m, low, width)
-        zeros = (0,) * m.n
-        after, _, _ = step(m, low, zeros)
         _, _, shorts = step(m, top, zeros)
         short = [i for i in shorts if m.hi[i]]
         if short:
@@ -498,7 +524,8 @@ def check_intervals(pcpu: TickPCPU, states: Iterable[bytes], *, step: Step = tic
     m = machine(pcpu)
     lay = layout(m)
     keys = list(states)
-    boxes = _Boxes(_Index(m, lay, keys))
+    boxes = _Boxes(m, lay, keys)
+    seen: set[Family] = set()  # families stepped: each one's future is checked once
     count = 0
 
     def answer(accepted: bool, reason: str, checked: bool = True) -> CertificateCheck:
@@ -517,9 +544,10 @@ def check_intervals(pcpu: TickPCPU, states: Iterable[bytes], *, step: Step = tic
             low = next(members(m, state))
             width = tuple(h - w for w, h in zip(lay.field(state, "work"),
                                                 lay.field(state, "most")))
-            layer: set[Family] = {(low, width)}
+            layer: set[Family] = {(low, width)} - seen
             pos = low.pos
             while layer:
+                seen |= layer
                 count += len(layer)
                 if count > limits.members or time.perf_counter() - began > limits.seconds:
                     return answer(False, f"re-check limit reached after {count:,} families "
@@ -534,8 +562,8 @@ def check_intervals(pcpu: TickPCPU, states: Iterable[bytes], *, step: Step = tic
                                                      f"(widths {landed[1]})")
                     break
                 pos = tuple((p + 1) % T for p, T in zip(pos, m.period))
-                layer = {after for family in layer for _, after in _tick(m, family, step)
-                         if not boxes.covered(after)}
+                layer = {after for family in layer for after in _tick(m, family, step)
+                         if after not in seen and not boxes.covered(after)}
     except _Refused as refused:
         return answer(False, str(refused))
     return answer(True, f"closed under the tick step and miss-free: {len(keys):,} states, "

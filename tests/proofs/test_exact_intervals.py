@@ -121,8 +121,7 @@ def test_the_tick_is_uniform_over_every_cell(pcpu: TickPCPU) -> None:
         state = lay.unpack(key)
         low = next(members(m, state))
         width = tuple(h - w for w, h in zip(lay.field(state, "work"), lay.field(state, "most")))
-        for cell_low, cell_width in _cells(m, (low, width), tick_step):
-            after, _, _ = tick_step(m, cell_low, zeros)
+        for (cell_low, cell_width), after in _cells(m, (low, width), tick_step, zeros):
             for delta in itertools.product(*[range(w + 1) for w in cell_width]):
                 moved, _, _ = tick_step(m, shift(m, cell_low, delta), zeros)
                 assert _same(m, moved, shift(m, after, delta)), (cell_low, delta)
