@@ -58,10 +58,12 @@ Step = Callable[[Machine, TickState, Sequence[int]], tuple[TickState, int, tuple
 @attrs.frozen
 class CheckLimits:
     """The re-check gives up (``checked = False``, with the reason) beyond *members*
-    concrete states stepped or *seconds*."""
+    concrete states stepped (:func:`check_certificate`), *families* of them stepped a
+    tick (:func:`check_intervals`), or *seconds*."""
 
     members: int = 5_000_000
     seconds: float = 600.0
+    families: int = 5_000_000
 
 
 @attrs.frozen
@@ -72,6 +74,8 @@ class CertificateCheck:
     accepted: bool
     checked: bool
     states: int
+    #: Members stepped (:func:`check_certificate`), or families stepped a tick
+    #: (:func:`check_intervals`): the count its limit is on.
     members: int
     seconds: float
     reason: str
@@ -453,36 +457,48 @@ def _starts(m: Machine, family: Family, step: Step) -> Iterable[Family]:
     zeros = (0,) * m.n
     for (low, width), after in _cells(m, family, step, zeros):
         top = shift(m, low, width)
-        _, _, shorts = step(m, top, zeros)
-        short = [i for i in shorts if m.hi[i]]
-        if short:
+        low_into, top_into = _into(m, low, step), _into(m, top, step)
+        if any(m.hi[i] for i in top_into(zeros)[1]):
             raise _Refused(f"a HI vCPU is short at its period start after the state {top}")
         options = []
         for i in range(m.n):
+            held = after.work[i]
             if (low.pos[i] + 1) % m.period[i] != 0:
                 options.append([(0, 0, width[i])])
-            elif after.work[i] == 0 and width[i] == 0:
+            elif held == 0 and width[i] == 0:
                 cap = m.full[i] if m.hi[i] else m.c_opt[i]
                 options.append([(0, 0, 0)] + ([(1, cap, cap - 1)] if cap >= 1 else []))
-            elif not m.hi[i]:
-                held = after.work[i]
+            elif not m.hi[i] and held >= 1:
                 spread = max(held + width[i], m.c_opt[i]) - held
                 options.append([(0, max(0, m.c_opt[i] - held - width[i]), spread)])
             else:
-                raise _Refused(f"a HI vCPU holds work at its period start after {top} "
-                               "without being short: outside the interval argument")
+                raise _Refused(f"a vCPU holds work at its period start after {top} "
+                               "that the interval argument does not cover")
         for choice in itertools.product(*options):
-            demands = tuple(c[0] for c in choice)
             new_width = tuple(c[2] for c in choice)
-            nxt, _, shorts = step(m, low, demands)
+            nxt, shorts = low_into(tuple(c[0] for c in choice))
             if any(m.hi[i] for i in shorts):
                 raise _Refused(f"a HI vCPU is short at its period start after the state {low}")
-            top_demands = tuple(c[1] for c in choice)
-            top_next, _, _ = step(m, top, top_demands)
+            top_next = top_into(tuple(c[1] for c in choice))[0]
             if not _same(m, top_next, shift(m, nxt, new_width)):
                 raise _Refused(f"the tick is not uniform over the family of {low} "
                                f"(width {width}): its top member steps to {top_next}")
             yield nxt, new_width
+
+
+def _into(m: Machine, s: TickState, step: Step) -> Callable[
+        [Sequence[int]], tuple[TickState, tuple[int, ...]]]:
+    """The tick from *s* into an instant where periods start, for the given arrivals:
+    with the Python step, the tick run once and the arrivals varied (as
+    :func:`_branches`); any other step is called afresh for each."""
+    if step is tick_step:
+        ran = advance(m, s)
+        return lambda demands: arrive(m, ran, demands)
+
+    def stepped(demands: Sequence[int]) -> tuple[TickState, tuple[int, ...]]:
+        after, _, shorts = step(m, s, demands)
+        return after, shorts
+    return stepped
 
 
 def check_intervals(pcpu: TickPCPU, states: Iterable[bytes], *, step: Step = tick_step,
@@ -549,9 +565,9 @@ def check_intervals(pcpu: TickPCPU, states: Iterable[bytes], *, step: Step = tic
             while layer:
                 seen |= layer
                 count += len(layer)
-                if count > limits.members or time.perf_counter() - began > limits.seconds:
+                if count > limits.families or time.perf_counter() - began > limits.seconds:
                     return answer(False, f"re-check limit reached after {count:,} families "
-                                         f"({limits.members:,} families or "
+                                         f"({limits.families:,} families or "
                                          f"{limits.seconds:g} s)", checked=False)
                 if any((p + 1) % T == 0 for p, T in zip(pos, m.period)):
                     for family in layer:
