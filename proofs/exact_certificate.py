@@ -423,13 +423,14 @@ class _Refused(Exception):
     """The interval re-check cannot vouch for a family (the reason is its message)."""
 
 
-def _tick(m: Machine, family: Family, step: Step) -> list[Family]:
+def _tick(m: Machine, family: Family, step: Step, ends: bool = True) -> list[Family]:
     """One tick of *family* with no period start after it: the successors of its cells
-    (:func:`_cells`), each stepped at both ends."""
+    (:func:`_cells`), each stepped at both ends (at its lowest member alone if not
+    *ends*)."""
     out = []
     zeros = (0,) * m.n
     for (low, width), after in _cells(m, family, step, zeros):
-        if any(width):
+        if ends and any(width):
             top_after, _, _ = step(m, shift(m, low, width), zeros)
             if not _same(m, top_after, shift(m, after, width)):
                 raise _Refused(f"the tick is not uniform over the family of {low} "
@@ -511,7 +512,7 @@ def _into(m: Machine, s: TickState, step: Step) -> Callable[
 
 
 def check_intervals(pcpu: TickPCPU, states: Iterable[bytes], *, step: Step = tick_step,
-                    limits: CheckLimits = CheckLimits()) -> CertificateCheck:
+                    limits: CheckLimits = CheckLimits(), ends: bool = True) -> CertificateCheck:
     """Re-check a SAFE certificate as :func:`check_certificate` does, stepping each
     certificate state's members together, as one family, rather than one by one.
 
@@ -587,7 +588,7 @@ def check_intervals(pcpu: TickPCPU, states: Iterable[bytes], *, step: Step = tic
                                                      f"(widths {landed[1]})")
                     break
                 pos = tuple((p + 1) % T for p, T in zip(pos, m.period))
-                layer = {after for family in layer for after in _tick(m, family, step)
+                layer = {after for family in layer for after in _tick(m, family, step, ends)
                          if after not in seen and not boxes.covered(after)}
     except _Refused as refused:
         return answer(False, str(refused))
