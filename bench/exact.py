@@ -10,6 +10,12 @@ docs/admission.rst:
   100 us grid (<= 60 s);
 * **growth** -- with the number of vCPUs, with every phase instead of synchronous
   ones, and with the ratio of the longest to the shortest period;
+* **recheck** (``--part recheck``) -- issue 16's undecided targets (the three 8-vCPU pCPUs
+  with periods up to 350 ticks, the mixed 3,000-tick pCPU and its 12 ms variant) with
+  the certificate re-check ``akita admit`` runs (:func:`akita.proofs.exact_certificate.check_intervals`):
+  the search's states, the members the member-by-member re-check would step (every work
+  value of every state at a period start, counted, not stepped), the families the
+  interval re-check stepped, its answer, and CPU and wall seconds with the load;
 * **pcpus** (``--part pcpus``) -- the pCPUs first fit needs under ``edf-vd`` and under
   ``exact`` on the Fig. 8/9 host (``examples/fig8.toml``, every phase) and on a generated
   host of 1,000 VMs drawn from Table 1's types (``random.Random(16)``, each type equally
@@ -22,7 +28,7 @@ period from the list, ``C_opt = round(u T)`` (at least 1 tick) and, for HI,
 redrawn; ``x`` by Eq. (4).  Seconds are wall time on this machine, shared with
 other sessions (so pessimistic); UNKNOWN is a limit reached (states or seconds).
 
-    python bench/exact.py [--part cost|pcpus|all] [--quick] [--seconds S] [--states N]
+    python bench/exact.py [--part cost|recheck|pcpus|all] [--quick] [--seconds S] [--states N]
                           [--unreduced]
 
 ``--unreduced`` runs the search without its reductions (``decide(..., reduce=False)``:
@@ -51,10 +57,13 @@ from akita.model import ADMISSION_TESTS, PRESETS, VM, Criticality, Host, Schedul
     first_fit, load_host
 from akita.model.edf_vd import edf_vd_test
 from akita.model.exact.admission import ExactTest
-from akita.model.exact.search import Limits, decide
+from akita.model.exact.abstraction import layout
+from akita.model.exact.machine import machine
+from akita.model.exact.search import Limits, decide, explore
 from akita.model.smt.pcpu import TickPCPU, TickVCPU
 from akita.model.utilization import UtilizationSums
 from akita.model.uunifast import uunifast
+from akita.proofs.exact_certificate import CheckLimits, check_intervals
 
 US, MS = 1_000, 1_000_000
 ROOT = Path(__file__).resolve().parent.parent
@@ -173,13 +182,15 @@ def part_pcpus(states: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--part", choices=("cost", "pcpus", "all"), default="all")
+    parser.add_argument("--part", choices=("cost", "recheck", "pcpus", "all"), default="all")
     parser.add_argument("--quick", action="store_true", help="fewer pCPUs per row")
     parser.add_argument("--seconds", type=float, default=60.0, help="limit per pCPU")
     parser.add_argument("--states", type=int, default=4_000_000,
                         help="--part cost: the states one search may keep")
     parser.add_argument("--unreduced", action="store_true",
                         help="--part cost: the search without its reductions (the before)")
+    parser.add_argument("--families", type=int, default=50_000_000,
+                        help="--part recheck: the families the re-check may step")
     parser.add_argument("--pcpu-states", type=int, default=50_000,
                         help="--part pcpus: the states one search may keep")
     args = parser.parse_args()
@@ -187,6 +198,68 @@ def main() -> None:
         part_pcpus(args.pcpu_states)
     if args.part in ("cost", "all"):
         part_cost(args)
+    if args.part in ("recheck", "all"):
+        part_recheck(args)
+
+
+def recheck_targets(quick: bool) -> list[tuple[str, TickPCPU]]:
+    """The targets of :func:`part_cost` the search decides only since decision 275, drawn
+    from the same seeded sequence (the 5-vCPU row's draws are made and skipped)."""
+    count = 3 if quick else 8
+    rng = random.Random(16)
+    u = Fraction(4, 5)
+    for _ in range(count):
+        draw(rng, 5, [10, 20, 30, 40, 60, 120], u, False)
+    eight = [draw(rng, 8, [25, 50, 70, 100, 175, 350], u, False) for _ in range(count)]
+    return ([(f"8 vCPUs, periods 25-350, #{k + 1}", p) for k, p in enumerate(eight)]
+            + [("mixed 3,000-tick pCPU", mixed_pcpu()),
+               ("the same, batch C_opt 12 ms", mixed_pcpu(12))])
+
+
+def members_at_starts(pcpu: TickPCPU, states: Sequence[bytes]) -> int:
+    """The members the member-by-member re-check steps: every work value of every state
+    at a period start (counted, not stepped)."""
+    m = machine(pcpu)
+    lay = layout(m)
+    total = 0
+    for key in states:
+        state = lay.unpack(key)
+        if 0 in lay.field(state, "pos"):
+            total += math.prod(h - w + 1 for w, h in zip(lay.field(state, "work"),
+                                                         lay.field(state, "most")))
+    return total
+
+
+def part_recheck(args: argparse.Namespace) -> None:
+    limits = Limits(states=args.states, seconds=args.seconds)
+    header = ["pCPU", "search", "states", "search CPU s", "members (by member)",
+              "families stepped", "re-check", "re-check CPU s (wall s)", "load"]
+    rows = []
+    for label, pcpu in recheck_targets(args.quick):
+        cpu = time.process_time()
+        reached = explore(pcpu, limits)
+        search_cpu = time.process_time() - cpu
+        row = [label, reached.status, f"{len(reached.states):,}", f"{search_cpu:.1f}"]
+        if reached.status != "SAFE":
+            rows.append(row + ["--"] * 5)
+            continue
+        members = members_at_starts(pcpu, list(reached.states))
+        cpu, wall = time.process_time(), time.perf_counter()
+        check = check_intervals(pcpu, reached.states,
+                                limits=CheckLimits(families=args.families, seconds=math.inf))
+        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+        answer = "accepted" if check.accepted else ("NOT accepted" if check.checked
+                                                    else "limit reached")
+        rows.append(row + [f"{members:,}", f"{check.members:,}", answer,
+                           f"{cpu:.1f} ({wall:.1f})", f"{os.getloadavg()[0]:.1f}"])
+        print(f"  {label}: {check.reason}; CPU {cpu:.1f} s, wall {wall:.1f} s, "
+              f"load {os.getloadavg()[0]:.1f}", file=sys.stderr, flush=True)
+    lines = [".. list-table:: The certificate re-check by intervals (search, then re-check)",
+             "   :header-rows: 1", ""]
+    for r in [header] + rows:
+        lines.append("   * - " + r[0])
+        lines += [f"     - {cell}" for cell in r[1:]]
+    print("\n".join(lines))
 
 
 def part_cost(args: argparse.Namespace) -> None:

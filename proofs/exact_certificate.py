@@ -27,6 +27,13 @@ in scope misses, for all time.  What the check takes from the search is only
 fields that are dropped), and :func:`~akita.model.exact.abstraction.covers`.
 Its cost is the members of ``S`` times the ticks between period starts: it is
 a re-check for pCPUs of modest budgets, with its own limit (:class:`CheckLimits`).
+
+:func:`check_intervals` checks the same two conditions for the same members, stepping
+each state's members together, as one family cut where the tick reads their work
+(its docstring gives the argument); its cost is the families stepped, a few per state
+where :func:`check_certificate` steps every member.  ``akita admit`` runs it
+(:func:`recheck`); :func:`check_certificate` stays as the plain reference it is
+compared with (``tests/proofs/test_exact_intervals.py``).
 """
 
 from __future__ import annotations
@@ -38,8 +45,8 @@ from typing import Callable, Iterable, Sequence
 import attrs
 import z3
 
-from akita.model.exact.abstraction import FIELDS, Layout, covers, layout, members, read_budget, \
-    settle
+from akita.model.exact.abstraction import FIELDS, Layout, canonical, covers, layout, members, \
+    read_budget, settle
 from akita.model.exact.machine import NOBODY, Machine, machine
 from akita.model.exact.search import Outcome
 from akita.model.exact.tick import TickState, advance, arrive, current, ranks, start
@@ -48,8 +55,8 @@ from akita.model.smt.grid import FixedGrid
 from akita.model.smt.named import Constraints, solve
 from akita.model.smt.pcpu import Shorts, State, TickPCPU, choose, run_tick, start_periods
 
-__all__ = ["CheckLimits", "CertificateCheck", "check_certificate", "recheck", "z3_step",
-           "Step", "RECHECK_LIMITS"]
+__all__ = ["CheckLimits", "CertificateCheck", "check_certificate", "check_intervals",
+           "recheck", "z3_step", "shift", "Step", "RECHECK_LIMITS"]
 
 #: ``step(machine, state, demands) -> (state, who ran, short vCPUs)``: one concrete tick.
 Step = Callable[[Machine, TickState, Sequence[int]], tuple[TickState, int, tuple[int, ...]]]
@@ -58,10 +65,12 @@ Step = Callable[[Machine, TickState, Sequence[int]], tuple[TickState, int, tuple
 @attrs.frozen
 class CheckLimits:
     """The re-check gives up (``checked = False``, with the reason) beyond *members*
-    concrete states stepped or *seconds*."""
+    concrete states stepped (:func:`check_certificate`), *families* of them stepped a
+    tick (:func:`check_intervals`), or *seconds*."""
 
     members: int = 5_000_000
     seconds: float = 600.0
+    families: int = 5_000_000
 
 
 @attrs.frozen
@@ -72,6 +81,8 @@ class CertificateCheck:
     accepted: bool
     checked: bool
     states: int
+    #: Members stepped (:func:`check_certificate`), or families stepped a tick
+    #: (:func:`check_intervals`): the count its limit is on.
     members: int
     seconds: float
     reason: str
@@ -154,16 +165,18 @@ def _phases(pcpu: TickPCPU) -> Iterable[tuple[int, ...]]:
 
 
 #: The re-check's limits when ``akita admit`` runs it on every SAFE answer.
-#: The member count decides; the seconds are a wall-clock guard, wide enough that a
-#: loaded machine does not reach it where a quiet one finishes (decision 121).
-RECHECK_LIMITS = CheckLimits(members=5_000_000, seconds=1200.0)
+#: The family count decides (decision 321); the seconds are a wall-clock guard, wide
+#: enough that a loaded machine does not reach it where a quiet one finishes
+#: (decision 121).
+RECHECK_LIMITS = CheckLimits(members=5_000_000, seconds=1200.0, families=5_000_000)
 
 
 def recheck(pcpu: TickPCPU, outcome: Outcome) -> tuple[bool, str]:
     """The hook :class:`akita.model.exact.admission.ExactTest` takes: re-check a SAFE
-    *outcome*'s reachable set with the tick step (:func:`check_certificate`)."""
+    *outcome*'s reachable set with the tick step, interval by interval
+    (:func:`check_intervals`)."""
     assert outcome.reached is not None, "a SAFE outcome carries its reachable set"
-    check = check_certificate(pcpu, outcome.reached.states, limits=RECHECK_LIMITS)
+    check = check_intervals(pcpu, outcome.reached.states, limits=RECHECK_LIMITS)
     return check.accepted, check.reason
 
 
@@ -301,3 +314,304 @@ def z3_step(m: Machine, s: TickState, demands: Sequence[int]) -> tuple[
                     ran[0] if ran else NOBODY)
     short = tuple(i for (i, _), c in shorts.items() if value(c))
     return new, (ran[0] if ran else NOBODY), short
+
+
+# ---------------------------------------------------------------------------------------
+# The same re-check, interval by interval (decision 320)
+# ---------------------------------------------------------------------------------------
+
+#: A family of concrete states: the lowest member and each vCPU's width (the
+#: :func:`shift` of the lowest member by every ``0 <= delta <= width``).
+Family = tuple[TickState, tuple[int, ...]]
+
+
+def shift(m: Machine, s: TickState, delta: Sequence[int]) -> TickState:
+    """*s* with ``delta[i]`` more work for each vCPU ``i``, and a HI vCPU owed as much
+    more (a member of a certificate state owes its consumption plus its work)."""
+    if not any(delta):
+        return s
+    hi = m.hi
+    return TickState(s.pos, tuple(w + d for w, d in zip(s.work, delta)), s.consumed, s.served,
+                     tuple(o + d if hi[i] else o for i, (o, d) in enumerate(zip(s.owed, delta))),
+                     s.temperature, s.asked, s.ins, s.hi_mode, s.last)
+
+
+def _same(m: Machine, a: TickState, b: TickState) -> bool:
+    """Equal but for a LO vCPU's service and debt (read by nothing but its own,
+    unjudged, shortfall)."""
+    if (a.pos, a.work, a.consumed, a.temperature, a.asked, a.ins, a.hi_mode, a.last) != (
+            b.pos, b.work, b.consumed, b.temperature, b.asked, b.ins, b.hi_mode, b.last):
+        return False
+    return all(a.served[i] == b.served[i] and a.owed[i] == b.owed[i]
+               for i in range(m.n) if m.hi[i])
+
+
+class _Boxes:
+    """The certificate's states by everything but their work (:func:`_blank`), each as
+    its box of work."""
+
+    def __init__(self, m: Machine, lay: Layout, states: Iterable[bytes]) -> None:
+        self.m = m
+        self.boxes: dict[tuple[int, ...], list[tuple[tuple[int, ...], tuple[int, ...]]]] = {}
+        for key in states:
+            state = lay.unpack(key)
+            temps, asks = settle(m, lay.field(state, "pos"), lay.field(state, "temperature"),
+                                 lay.field(state, "asked"))
+            mine = list(state)
+            for i in range(m.n):
+                base = 2 + len(FIELDS) * i
+                mine[base + 4], mine[base + 5] = temps[i], asks[i]
+            self.boxes.setdefault(_blank(mine), []).append(
+                (lay.field(state, "work"), lay.field(state, "most")))
+
+    def covered(self, family: Family) -> bool:
+        """Whether every member of *family* is a member of some certificate state: the
+        family's box lies in the union of the boxes of the states it
+        :func:`~akita.model.exact.abstraction.matches` (the comparison of ``matches``,
+        its work set aside on both sides, done once per family)."""
+        low, width = family
+        m = self.m
+        for i in range(m.n):
+            if m.hi[i] and low.work[i] > 0 and (low.served[i] != low.consumed[i] or
+                                                low.owed[i] != low.consumed[i] + low.work[i]):
+                return False
+        shape = canonical(m, low.hi_mode, low.last, low.pos, low.work, low.work, low.consumed,
+                          low.temperature, [int(a) for a in low.asked], low.ins, current(m.n))
+        boxes = self.boxes.get(_blank(shape))
+        if not boxes:
+            return False
+        top = tuple(w + d for w, d in zip(low.work, width))
+        return _in_union(low.work, top, boxes)
+
+
+def _blank(state: Sequence[int]) -> tuple[int, ...]:
+    """A search state with its work intervals set to 0."""
+    out = list(state)
+    for base in range(2, len(out), len(FIELDS)):
+        out[base + 1] = out[base + 2] = 0
+    return tuple(out)
+
+
+def _in_union(lo: tuple[int, ...], hi: tuple[int, ...],
+              boxes: Sequence[tuple[tuple[int, ...], tuple[int, ...]]]) -> bool:
+    """Whether the integer box ``[lo, hi]`` lies in the union of *boxes*: the part of it
+    outside the first box that meets it, cut into at most ``2n`` boxes, must lie in the
+    union of the others."""
+    for k, (blo, bhi) in enumerate(boxes):
+        if any(h < a or l > b for l, h, a, b in zip(lo, hi, blo, bhi)):
+            continue  # disjoint
+        rest = boxes[k + 1:]
+        cur_lo, cur_hi = list(lo), list(hi)
+        for d in range(len(lo)):
+            if cur_lo[d] < blo[d]:
+                piece_hi = list(cur_hi)
+                piece_hi[d] = blo[d] - 1
+                if not _in_union(tuple(cur_lo), tuple(piece_hi), rest):
+                    return False
+                cur_lo[d] = blo[d]
+            if cur_hi[d] > bhi[d]:
+                piece_lo = list(cur_lo)
+                piece_lo[d] = bhi[d] + 1
+                if not _in_union(tuple(piece_lo), tuple(cur_hi), rest):
+                    return False
+                cur_hi[d] = bhi[d]
+        return True
+    return False
+
+
+class _Refused(Exception):
+    """The interval re-check cannot vouch for a family (the reason is its message)."""
+
+
+def _tick(m: Machine, family: Family, step: Step, ends: bool = True) -> list[Family]:
+    """One tick of *family* with no period start after it: the successors of its cells
+    (:func:`_cells`), each stepped at both ends (at its lowest member alone if not
+    *ends*)."""
+    out = []
+    zeros = (0,) * m.n
+    for (low, width), after in _cells(m, family, step, zeros):
+        if ends and any(width):
+            top_after, _, _ = step(m, shift(m, low, width), zeros)
+            if not _same(m, top_after, shift(m, after, width)):
+                raise _Refused(f"the tick is not uniform over the family of {low} "
+                               f"(width {width}): its top member steps to {top_after}")
+        out.append((after, width))
+    return out
+
+
+def _cells(m: Machine, family: Family, step: Step,
+           demands: Sequence[int]) -> list[tuple[Family, TickState]]:
+    """*family* split so that each part is uniform in every comparison of work the tick
+    makes -- the vCPU that runs holds 1 in all members (its job ends: it is then not
+    runnable, and R5 on its crossing needs work left) or more than 1 in all; every vCPU
+    holds work in all members or in none, by construction -- each part with its lowest
+    member's step with *demands*."""
+    low, width = family
+    after, c, _ = step(m, low, demands)
+    if c == NOBODY or width[c] == 0 or low.work[c] != 1:
+        return [(family, after)]
+    one = tuple(0 if i == c else w for i, w in enumerate(width))
+    more = tuple(w - 1 if i == c else w for i, w in enumerate(width))
+    unit = tuple(1 if i == c else 0 for i in range(m.n))
+    second = shift(m, low, unit)
+    return [((low, one), after), ((second, more), step(m, second, demands)[0])]
+
+
+def _starts(m: Machine, family: Family, step: Step) -> Iterable[Family]:
+    """The tick of *family* into an instant where periods start, with every arrival: per
+    starting vCPU without work, none or ``1..cap`` (one family, from a job of 1); per
+    starting LO vCPU that holds ``[l, h]``, no job and every job within ``C_opt`` at once,
+    ``[l, max(h, C_opt)]``.  A HI vCPU short at its period start in the family's top
+    member, the one that owes the most, refuses it (no member owes less in a period
+    that ends short in none)."""
+    zeros = (0,) * m.n
+    for (low, width), after in _cells(m, family, step, zeros):
+        top = shift(m, low, width)
+        low_into, top_into = _into(m, low, step), _into(m, top, step)
+        if any(m.hi[i] for i in top_into(zeros)[1]):
+            raise _Refused(f"a HI vCPU is short at its period start after the state {top}")
+        options = []
+        for i in range(m.n):
+            held = after.work[i]
+            if (low.pos[i] + 1) % m.period[i] != 0:
+                options.append([(0, 0, width[i])])
+            elif held == 0 and width[i] == 0:
+                cap = m.full[i] if m.hi[i] else m.c_opt[i]
+                options.append([(0, 0, 0)] + ([(1, cap, cap - 1)] if cap >= 1 else []))
+            elif not m.hi[i] and held >= 1:
+                spread = max(held + width[i], m.c_opt[i]) - held
+                options.append([(0, max(0, m.c_opt[i] - held - width[i]), spread)])
+            else:
+                raise _Refused(f"a vCPU holds work at its period start after {top} "
+                               "that the interval argument does not cover")
+        for choice in itertools.product(*options):
+            new_width = tuple(c[2] for c in choice)
+            nxt, shorts = low_into(tuple(c[0] for c in choice))
+            if any(m.hi[i] for i in shorts):
+                raise _Refused(f"a HI vCPU is short at its period start after the state {low}")
+            top_next = top_into(tuple(c[1] for c in choice))[0]
+            if not _same(m, top_next, shift(m, nxt, new_width)):
+                raise _Refused(f"the tick is not uniform over the family of {low} "
+                               f"(width {width}): its top member steps to {top_next}")
+            yield nxt, new_width
+
+
+def _into(m: Machine, s: TickState, step: Step) -> Callable[
+        [Sequence[int]], tuple[TickState, tuple[int, ...]]]:
+    """The tick from *s* into an instant where periods start, for the given arrivals:
+    with the Python step, the tick run once and the arrivals varied (as
+    :func:`_branches`); any other step is called afresh for each."""
+    if step is tick_step:
+        ran = advance(m, s)
+        return lambda demands: arrive(m, ran, demands)
+
+    def stepped(demands: Sequence[int]) -> tuple[TickState, tuple[int, ...]]:
+        after, _, shorts = step(m, s, demands)
+        return after, shorts
+    return stepped
+
+
+def check_intervals(pcpu: TickPCPU, states: Iterable[bytes], *, step: Step = tick_step,
+                    limits: CheckLimits = CheckLimits(), ends: bool = True) -> CertificateCheck:
+    """Re-check a SAFE certificate as :func:`check_certificate` does, stepping each
+    certificate state's members together, as one family, rather than one by one.
+
+    A *family* is a concrete state (its lowest member) and a width per vCPU: the states
+    with ``delta_i`` more work for each vCPU, ``0 <= delta_i <= width_i``, a HI vCPU
+    owing ``delta_i`` more with it (:func:`shift`); a certificate state's members are
+    one family.  **Uniformity.**  The tick step (:mod:`akita.model.exact.tick`) reads a
+    vCPU's work only as "holds work or not" (who runs, R4-R7 and R5 on pick; the
+    re-insertion of the vCPU that ran; the insertion ranks), as "the vCPU that ran
+    holds work after its tick" (R5 on its crossing; and then whether it is runnable),
+    and, at a period start, as "served less than owed" (the shortfall, where a HI
+    vCPU's debt grows with its work) and ``min(full budget, work)`` (the new debt);
+    it changes work only by taking one tick from the vCPU that ran and adding the
+    arrival.  So on a family in which every vCPU holds work in all members or in
+    none and the running vCPU holds 1 in all or more than 1 in all -- the family is cut
+    there (:func:`_cells`): the threshold R5 reads, which is why no monotonicity in
+    work is assumed (decision 277) -- the step of each member is the step of the
+    lowest member shifted by the same ``delta``.  At a period start the arrivals of
+    a vCPU without work are none or ``1..cap`` (a family from a job of 1, its debt
+    ``min(C_pes, d) = d``), and those of a LO vCPU holding ``[l, h]`` make every work
+    of ``[l, max(h, C_opt)]`` and nothing else; a HI vCPU's shortfall grows with its
+    work, so the top member, the one that owes most, is short if any is.  Both ends of
+    every family are stepped by the trusted step and compared (a tick that is not
+    uniform refuses the certificate), and a family is accepted where it lands only if
+    its box of work lies in the union of the boxes of the certificate states whose
+    other fields it :func:`~akita.model.exact.abstraction.matches`.  The families of
+    a segment are kept per tick without repeats.
+
+    Hence the same two conditions as :func:`check_certificate`, for the same members,
+    with its answers: ``tests/proofs/test_exact_intervals.py`` compares the two on small
+    pCPUs and shows the deliberately wrong certificates refused.  ``members`` counts
+    the families stepped (one per cell and tick).
+    """
+    began = time.perf_counter()
+    m = machine(pcpu)
+    lay = layout(m)
+    keys = list(states)
+    boxes = _Boxes(m, lay, keys)
+    seen: set[Family] = set()  # families stepped: each one's future is checked once
+    count = 0
+
+    def answer(accepted: bool, reason: str, checked: bool = True) -> CertificateCheck:
+        return CertificateCheck(accepted, checked, len(keys), count,
+                                time.perf_counter() - began, reason)
+
+    try:
+        for phases in _phases(pcpu):
+            for family in _initial(m, phases, step):
+                if not boxes.covered(family):
+                    return answer(False, f"a state at instant 0 with phases {phases} is in "
+                                         f"no state of the certificate: {family[0]} "
+                                         f"(widths {family[1]})")
+        for key in keys:
+            state = lay.unpack(key)
+            low = next(members(m, state))
+            width = tuple(h - w for w, h in zip(lay.field(state, "work"),
+                                                lay.field(state, "most")))
+            layer: set[Family] = {(low, width)} - seen
+            pos = low.pos
+            while layer:
+                seen |= layer
+                count += len(layer)
+                if count > limits.families or time.perf_counter() - began > limits.seconds:
+                    return answer(False, f"re-check limit reached after {count:,} families "
+                                         f"({limits.families:,} families or "
+                                         f"{limits.seconds:g} s)", checked=False)
+                if any((p + 1) % T == 0 for p, T in zip(pos, m.period)):
+                    for family in layer:
+                        for landed in _starts(m, family, step):
+                            if not boxes.covered(landed):
+                                return answer(False, f"a state after {family[0]} is in no "
+                                                     f"state of the certificate: {landed[0]} "
+                                                     f"(widths {landed[1]})")
+                    break
+                pos = tuple((p + 1) % T for p, T in zip(pos, m.period))
+                layer = {after for family in layer for after in _tick(m, family, step, ends)
+                         if after not in seen and not boxes.covered(after)}
+    except _Refused as refused:
+        return answer(False, str(refused))
+    return answer(True, f"closed under the tick step and miss-free: {len(keys):,} states, "
+                        f"{count:,} families of members stepped")
+
+
+def _initial(m: Machine, phases: tuple[int, ...], step: Step) -> Iterable[Family]:
+    """The states at instant 0 with *phases*, every arrival, as families: per vCPU whose
+    period starts at 0, no job or ``1..cap`` (a family from a job of 1)."""
+    pos0 = [(-p) % T for p, T in zip(phases, m.period)]
+    if not any(p == 0 for p in pos0):
+        return
+    options = []
+    for i in range(m.n):
+        cap = m.full[i] if m.hi[i] else m.c_opt[i]
+        options.append([(0, 0)] + ([(1, cap)] if pos0[i] == 0 and cap >= 1 else []))
+    for choice in itertools.product(*options):
+        low, shorts = start(m, phases, [c[0] for c in choice])
+        top, top_shorts = start(m, phases, [c[1] for c in choice])
+        width = tuple(c[1] - c[0] for c in choice)
+        if any(m.hi[i] for i in tuple(shorts) + tuple(top_shorts)):
+            raise _Refused(f"a HI vCPU is short at instant 0 with phases {phases}")
+        if not _same(m, top, shift(m, low, width)):
+            raise _Refused(f"instant 0 is not uniform over the arrivals with phases {phases}")
+        yield low, width

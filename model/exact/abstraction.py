@@ -116,7 +116,7 @@ from .machine import NOBODY, Machine
 from .tick import TickState, current
 
 __all__ = ["FIELDS", "Layout", "layout", "canonical", "settle", "read_budget", "members",
-           "covers"]
+           "covers", "matches"]
 
 #: Where this module implements each rule (read by the traceability table,
 #: docs/traceability.rst; tests/docs/test_traceability.py checks every name).
@@ -247,6 +247,15 @@ def covers(m: Machine, state: Sequence[int], concrete: TickState) -> bool:
     for i in range(m.n):
         if not work[i] <= concrete.work[i] <= most[i]:
             return False
+    return matches(m, state, concrete)
+
+
+def matches(m: Machine, state: Sequence[int], concrete: TickState) -> bool:
+    """:func:`covers` but for the work intervals: whether *concrete*, with its work moved
+    anywhere into *state*'s intervals (and a HI vCPU's debt with it), is a member of
+    *state*.  It reads the work only as "holds work or not"."""
+    lay = layout(m)
+    for i in range(m.n):
         if m.hi[i] and concrete.work[i] > 0 and (
                 concrete.served[i] != concrete.consumed[i]
                 or concrete.owed[i] != concrete.consumed[i] + concrete.work[i]):

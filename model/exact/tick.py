@@ -141,7 +141,7 @@ def start(m: Machine, phases: Sequence[int], demands: Sequence[int]) -> tuple[
     zero = (0,) * n
     before = TickState(pos, zero, m.full, zero, zero, zero, (False,) * n, zero, False, NOBODY)
     state, shorts = period_starts(m, before, demands, 0)
-    return attrs.evolve(state, ins=ranks(state.ins, state.work, 0)), shorts
+    return _ranked(state, 0), shorts
 
 
 def step(m: Machine, s: TickState, demands: Sequence[int]) -> tuple[TickState, int, tuple[int, ...]]:
@@ -158,7 +158,13 @@ def arrive(m: Machine, ran: TickState, demands: Sequence[int]) -> tuple[TickStat
     insertion ranks normalised: the second half of :func:`step`."""
     nxt = current(m.n) + 1
     state, shorts = period_starts(m, ran, demands, nxt)
-    return attrs.evolve(state, ins=ranks(state.ins, state.work, nxt)), shorts
+    return _ranked(state, nxt), shorts
+
+
+def _ranked(s: TickState, now: int) -> TickState:
+    """*s* with its insertion instants as :func:`ranks` (*now* the current instant)."""
+    return TickState(s.pos, s.work, s.consumed, s.served, s.owed, s.temperature, s.asked,
+                     ranks(s.ins, s.work, now), s.hi_mode, s.last)
 
 
 def advance(m: Machine, s: TickState) -> TickState:

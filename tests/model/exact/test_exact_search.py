@@ -31,7 +31,7 @@ from akita.model.exact.events import successors
 from akita.model.exact.machine import machine
 from akita.model.exact.search import SAFE, UNKNOWN, UNSAFE, Limits, decide, explore
 from akita.model.smt.pcpu import TickPCPU, tick_pcpu
-from akita.proofs.exact_certificate import check_certificate, z3_step
+from akita.proofs.exact_certificate import check_certificate, check_intervals, z3_step
 from akita.proofs.hi_guarantee import check_hi_guarantee
 from akita.proofs.replay import reference_schedule, save_replay
 from akita.proofs.verdict import PROVED, REFUTED
@@ -62,6 +62,8 @@ def test_safe_certificates_are_rechecked(pcpu):
     assume(outcome.status == SAFE)
     check = check_certificate(pcpu, outcome.reached.states)
     assert check.accepted, check.reason
+    check = check_intervals(pcpu, outcome.reached.states)
+    assert check.accepted, check.reason
 
 
 @settings(max_examples=4, deadline=None)
@@ -71,6 +73,8 @@ def test_safe_certificates_are_rechecked_by_z3(pcpu):
     outcome = decide(pcpu, LIMITS)
     assume(outcome.status == SAFE and outcome.states <= 60)
     check = check_certificate(pcpu, outcome.reached.states, step=z3_step)
+    assert check.accepted, check.reason
+    check = check_intervals(pcpu, outcome.reached.states, step=z3_step)
     assert check.accepted, check.reason
 
 
@@ -208,6 +212,7 @@ def test_the_largest_demand_pruning_is_refuted():
                                                              deadline=None))
     wrong = explore(pcpu, LIMITS, only_largest_hi_jobs)
     assert not check_certificate(pcpu, wrong.states).accepted
+    assert not check_intervals(pcpu, wrong.states).accepted
     right = decide(pcpu, LIMITS)
     horizon = max(horizon_of(pcpu), right.counterexample.instant)
     assert check_hi_guarantee(pcpu, horizon, timeout=120).verdict == REFUTED
