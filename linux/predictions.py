@@ -148,17 +148,19 @@ def machine_note(record: Mapping[str, Any]) -> str:
             f"each host file's ``context_switch_cost`` and ``hi_mode_order`` ({'; '.join(sim)}).\n")
 
 
-def check_model(record: dict[str, Any], root: Path = _REPO, write: bool = False
-                ) -> list[str]:
+def check_model(record: dict[str, Any], root: Path = _REPO, write: bool = False,
+                names: tuple[str, ...] | None = None) -> list[str]:
     """Each stored simulation of *record* run again from its host file (same policy, runs,
     length, seeds); the ones the simulator no longer gives, in words (``[]``: all the same).
 
     With *write*, the record's hosts whose every stored simulation is given again get
     ``simulator_options`` (:func:`simulator_options`): the options are then proved to be
     the ones those figures came from.  The ``+measured-service`` simulations are run with
-    the service the record keeps."""
+    the service the record keeps.  *names*: only those hosts (default: all)."""
     moved = []
     for name, entry in record["hosts"].items():
+        if names is not None and name not in names:
+            continue
         host = load_host(host_path(name, root))
         same = True
         for key, stored in entry["model"].items():
@@ -243,9 +245,13 @@ def measure(*, runs: int, seconds: float, seed: int = 1, cpus: tuple[int, ...] =
     return record
 
 
-def repredict(record: dict[str, Any], policy: str, root: Path = _REPO) -> dict[str, Any]:
-    """*record* with the simulator's runs under *policy* added (the kernel's kept)."""
+def repredict(record: dict[str, Any], policy: str, root: Path = _REPO,
+              names: tuple[str, ...] | None = None) -> dict[str, Any]:
+    """*record* with the simulator's runs under *policy* added or replaced (the kernel's
+    kept), for the hosts *names* (default: all)."""
     for name, entry in record["hosts"].items():
+        if names is not None and name not in names:
+            continue
         host = load_host(host_path(name, root))
         entry["model"][policy] = predict(host, policy=policy, runs=record["runs"],
                                          seconds=record["seconds"], seed=record["seed"])
@@ -495,10 +501,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--policy", required=True)
     p.add_argument("--measured-service", action="store_true",
                    help="Fig. 5's hosts with memcached's service as measured on the kernel")
+    p.add_argument("--hosts", default=None, help="only these hosts (comma-separated)")
     c = sub.add_parser("check", help="run a record's simulations again; name those that moved")
     c.add_argument("record")
     c.add_argument("--write", action="store_true",
                    help="keep the simulator's options in the record where nothing moved")
+    c.add_argument("--hosts", default=None, help="only these hosts (comma-separated)")
     args = parser.parse_args(argv)
     if args.command == "measure":
         record = measure(runs=args.runs, seconds=args.seconds, seed=args.seed, policy=args.policy,
@@ -508,15 +516,17 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     record = json.loads(Path(args.record).read_text())
     if args.command == "check":
-        moved = check_model(record, write=args.write)
+        names = None if args.hosts is None else tuple(args.hosts.split(","))
+        moved = check_model(record, write=args.write, names=names)
         for line in moved:
             print(f"moved: {line}")
         if args.write:
             Path(args.record).write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
         return 1 if moved else 0
     if args.command == "repredict":
+        names = None if args.hosts is None else tuple(args.hosts.split(","))
         record = (repredict_measured(record, args.policy) if args.measured_service
-                  else repredict(record, args.policy))
+                  else repredict(record, args.policy, names=names))
         Path(args.record).write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
         return 0
     for row in fig5_rows(record, args.policy):
