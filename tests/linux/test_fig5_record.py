@@ -82,3 +82,13 @@ def test_a_stored_prediction_the_simulator_no_longer_gives_is_named():
 def test_every_simulation_of_the_record_is_what_the_simulator_gives_now(record):
     """About 80 s: the record's 20 simulations of 10 s run again."""
     assert check_model(json.loads(json.dumps(record))) == []
+
+
+def test_the_first_records_simulations_say_their_options_and_akitas_is_capped():
+    """predictions.json's akita column was re-simulated under decision 130 (decision 332)."""
+    first = json.loads((ROOT / "tests" / "data" / "kernel" / "predictions.json").read_text())
+    for name, entry in first["hosts"].items():
+        assert entry["simulator_options"]["hi_mode_order"] == "capped", name
+    crowded = [r["vms"]["memcached"]["rtt_ns"]["p999"]
+               for r in first["hosts"]["fig5"]["model"]["akita"]]
+    assert min(crowded) > 10_000_000  # 10.4-24.9 ms, not hi-first's 0.067 ms
