@@ -38,6 +38,14 @@ pessimistic; the load average before and after is printed.
 a temporary file, after the measurement: OUT is never half written).  Bad
 input exits with status 2 and one line on stderr, before anything is
 measured.
+
+The net figures are a difference of two noisy runs; they are a cost only
+when :func:`akita.model.measured_cost.judge_switch_cost` accepts them (a
+positive median, a spread within the median; decision 330).  Refused, the
+JSON's ``context_switch_cost_ns`` is ``null`` and its ``verdict`` says why,
+the text ends with a ``no context_switch_cost: ...`` line instead of the
+line to paste, ``--out`` is not written, and the exit status is 3: nothing
+was measured.
 """
 
 from __future__ import annotations
@@ -56,6 +64,7 @@ from typing import Any, NoReturn, Sequence
 import attrs
 
 from akita.model import Host
+from akita.model.measured_cost import judge_switch_cost
 
 __all__ = ["ping_pong", "baseline", "per_switch", "spread", "measure", "cost_line",
            "with_cost", "main"]
@@ -161,8 +170,11 @@ def measure(round_trips: int, repeats: int, cpu: int) -> dict[str, Any]:
 
 
 def cost_line(ns: float) -> str:
-    """The host-file line that sets *ns* (rounded to whole ns, at least 0) as the switch cost."""
-    return f'context_switch_cost = "{max(0, round(ns))}ns"'
+    """The host-file line that sets *ns* (rounded to whole ns) as the switch cost; a negative
+    *ns* is refused (``ValueError``), not clamped: it is no cost (decision 330)."""
+    if round(ns) < 0:
+        raise ValueError(f"a switch cost of {ns} ns is not a cost")
+    return f'context_switch_cost = "{round(ns)}ns"'
 
 
 def with_cost(host: Host, ns: int) -> str:
@@ -247,14 +259,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         "load_before": [round(x, 2) for x in before]}
     doc.update(measure(args.round_trips, args.repeats, args.cpu))
     doc["load_after"] = [round(x, 2) for x in os.getloadavg()]
-    net = doc["pinned"]["net_ns"]["median"]
-    doc["context_switch_cost_ns"] = max(0, round(net))
-    if host is not None:
-        _write_whole(args.out, with_cost(host, doc["context_switch_cost_ns"]))
+    verdict = judge_switch_cost(doc["pinned"]["net_ns"])
+    doc["context_switch_cost_ns"] = verdict.cost_ns
+    doc["verdict"] = verdict.as_json()
+    if host is not None and verdict.cost_ns is not None:
+        _write_whole(args.out, with_cost(host, verdict.cost_ns))
     if args.json:
         print(json.dumps(doc))
     else:
         _print(doc)
+    if verdict.cost_ns is None:
+        if host is not None:
+            print(f"error: {args.out}: not written: context_switch_cost {verdict.why}",
+                  file=sys.stderr)
+        return 3
     return 0
 
 
@@ -271,7 +289,9 @@ def _print(doc: dict[str, Any]) -> None:
             print(f"  {where:<16} {part[:-3]:<9} {s['median']:9.1f}  "
                   f"[{s['min']:.1f}, {s['max']:.1f}]")
     print(f"load average after: {' '.join(map(str, doc['load_after']))}")
-    print(cost_line(doc["context_switch_cost_ns"]))
+    cost = doc["context_switch_cost_ns"]
+    print(cost_line(cost) if cost is not None else f"no context_switch_cost: "
+                                                   f"{doc['verdict']['why']}")
 
 
 if __name__ == "__main__":

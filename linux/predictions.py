@@ -16,8 +16,19 @@ beside the three lookbusy VMs, under the kernel's default scheduler and, when
 the Akita-on-Linux controller is installed (``akita.linux.run``, imported
 lazily), under it (:func:`akita_on_linux`).
 
+The simulator runs each host file as it is: its ``context_switch_cost`` (0 in
+every table host) and its scheduler options, which the record keeps beside
+its runs (``simulator_options``), not the cost measured on the machine; that
+measurement is judged (:func:`akita.model.measured_cost.judge_switch_cost`,
+decision 330) and the rendered table says its verdict (:func:`machine_note`).
+:func:`check_model` runs the simulator again on a record's hosts and says
+which stored predictions it no longer gives (the simulator is deterministic),
+so that a prediction moved by a change of the simulator's rules or defaults
+is found, not read as a property of the machine (decision 331).
+
     python -m akita.linux.predictions measure --runs 5 --seconds 10 --out RECORD.json
     python -m akita.linux.predictions render RECORD.json --docs docs/kernel
+    python -m akita.linux.predictions check RECORD.json [--write]
 """
 
 from __future__ import annotations
@@ -39,13 +50,15 @@ from typing import Any
 import attrs
 
 from akita.model import Host, load_host
+from akita.model.measured_cost import judge_switch_cost
 
 from .kernel_run import compare, default_policy, figures, predict, ratio, run_kernel
 from .programs import Unavailable
 
 __all__ = ["HOSTS", "measure", "table", "repredict", "fig5_rows", "akita_on_linux",
            "plot", "plot_fig5", "machine", "render_rst",
-           "measured_service", "repredict_measured", "MEASURED"]
+           "measured_service", "repredict_measured", "MEASURED", "machine_note",
+           "simulator_options", "check_model"]
 
 #: The hosts of the table, fixed in advance (name -> file under examples/kernel/), and the
 #: figures of each that the table shows (VM, figure).
@@ -95,9 +108,97 @@ def machine(cpu: int = 0) -> dict[str, Any]:
         done = subprocess.run([sys.executable, str(bench), "--round-trips", "20000", "--repeats",
                                "5", "--cpu", str(cpu), "--json"], capture_output=True, text=True,
                               timeout=300)
-        if done.returncode == 0:
+        try:  # status 3: measured but refused (decision 330); the doc says why
             state["context_switch"] = json.loads(done.stdout)
+        except ValueError:
+            state["context_switch"] = {"error": f"status {done.returncode}: "
+                                                f"{done.stderr.strip()[-300:]}"}
     return state
+
+
+def simulator_options(host: Host) -> dict[str, Any]:
+    """The scheduler options the simulator ran *host* under (its host file's, defaults
+    included): what a record keeps beside the simulator's runs (decision 331)."""
+    return attrs.asdict(host.options)
+
+
+def _switch_cost(state: Mapping[str, Any] | None) -> str:
+    """What a record's machine state says of the context-switch cost, judged."""
+    block = (state or {}).get("context_switch")
+    if not block or "pinned" not in block:
+        why = (block or {}).get("error", "the benchmark gave no figures")
+        return f"not measured ({why})"
+    return judge_switch_cost(block["pinned"]["net_ns"]).why
+
+
+def machine_note(record: Mapping[str, Any]) -> str:
+    """One paragraph: the load and the context-switch cost measured before and after the
+    runs, judged (decision 330), and what the simulator charged instead: each host file's
+    ``context_switch_cost`` and ``hi_mode_order``, as the record keeps them."""
+    load = [" ".join((record.get(w) or {}).get("loadavg", ["?"])) for w in ("before", "after")]
+    sim = []
+    for name, entry in record["hosts"].items():
+        options = entry.get("simulator_options")
+        sim.append(f"{name} {options['context_switch_cost']} ns, ``{options['hi_mode_order']}``"
+                   if options else f"{name}: not recorded")
+    return (f"The machine: load average {load[0]} before the runs, {load[1]} after. "
+            f"Context-switch cost (``bench/context_switch.py``, pinned, net; decision 330) "
+            f"before: {_switch_cost(record.get('before'))}; after: "
+            f"{_switch_cost(record.get('after'))}. The simulator charged no measured cost: "
+            f"each host file's ``context_switch_cost`` and ``hi_mode_order`` ({'; '.join(sim)}).\n")
+
+
+def check_model(record: dict[str, Any], root: Path = _REPO, write: bool = False,
+                names: tuple[str, ...] | None = None) -> list[str]:
+    """Each stored simulation of *record* run again from its host file (same policy, runs,
+    length, seeds); the ones the simulator no longer gives, in words (``[]``: all the same).
+
+    With *write*, the record's hosts whose every stored simulation is given again get
+    ``simulator_options`` (:func:`simulator_options`): the options are then proved to be
+    the ones those figures came from.  The ``+measured-service`` simulations are run with
+    the service the record keeps.  *names*: only those hosts (default: all)."""
+    moved = []
+    for name, entry in record["hosts"].items():
+        if names is not None and name not in names:
+            continue
+        host = load_host(host_path(name, root))
+        same = True
+        for key, stored in entry["model"].items():
+            policy, _, measured = key.partition("+")
+            chosen = host
+            if measured:
+                cost = entry["measured_service_ns"]
+                chosen = attrs.evolve(host, vms=[
+                    attrs.evolve(vm, workload=attrs.evolve(vm.workload, service=cost))
+                    if vm.name == "memcached" else vm for vm in host.vms])
+            again = json.loads(json.dumps(predict(chosen, policy=policy, runs=len(stored),
+                                                  seconds=record["seconds"],
+                                                  seed=record["seed"])))
+            for old, new in zip(stored, again):
+                if old != new:
+                    same = False
+                    moved.append(f"{name} {key} seed {old['seed']}: " + _moved(old, new))
+        if same and write:
+            entry["simulator_options"] = simulator_options(host)
+    return moved
+
+
+def _moved(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
+    """What differs between two runs of a simulation, old -> new: a p99.9 latency first
+    (``rtt_ns``, then ``response_ns``, any VM), else the first field that differs."""
+    vms = sorted(set(old["vms"]) | set(new["vms"]))
+    for figure in ("rtt_ns", "response_ns"):
+        for vm in vms:
+            a = old["vms"].get(vm, {}).get(figure, {}).get("p999")
+            b = new["vms"].get(vm, {}).get(figure, {}).get("p999")
+            if a != b:
+                return f"{vm} {figure} p99.9 {a} -> {b}"
+    for vm in vms:
+        a, b = old["vms"].get(vm, {}), new["vms"].get(vm, {})
+        for key in sorted(set(a) | set(b)):
+            if a.get(key) != b.get(key):
+                return f"{vm} {key} {json.dumps(a.get(key))} -> {json.dumps(b.get(key))}"
+    return "the runs differ outside their VMs"
 
 
 def measure(*, runs: int, seconds: float, seed: int = 1, cpus: tuple[int, ...] = (1,),
@@ -131,6 +232,7 @@ def measure(*, runs: int, seconds: float, seed: int = 1, cpus: tuple[int, ...] =
     for name, host in hosts.items():
         entry: dict[str, Any] = {"file": f"examples/kernel/{HOSTS[name][0]}",
                                  "kernel": kernel[name],
+                                 "simulator_options": simulator_options(host),
                                  "model": {policy: predict(host, policy=policy, runs=runs,
                                                            seconds=seconds, seed=seed)}}
         if name.startswith("fig5"):
@@ -143,9 +245,13 @@ def measure(*, runs: int, seconds: float, seed: int = 1, cpus: tuple[int, ...] =
     return record
 
 
-def repredict(record: dict[str, Any], policy: str, root: Path = _REPO) -> dict[str, Any]:
-    """*record* with the simulator's runs under *policy* added (the kernel's kept)."""
+def repredict(record: dict[str, Any], policy: str, root: Path = _REPO,
+              names: tuple[str, ...] | None = None) -> dict[str, Any]:
+    """*record* with the simulator's runs under *policy* added or replaced (the kernel's
+    kept), for the hosts *names* (default: all)."""
     for name, entry in record["hosts"].items():
+        if names is not None and name not in names:
+            continue
         host = load_host(host_path(name, root))
         entry["model"][policy] = predict(host, policy=policy, runs=record["runs"],
                                          seconds=record["seconds"], seed=record["seed"])
@@ -296,7 +402,8 @@ def render_rst(record: Mapping[str, Any], policy: str | None = None) -> str:
             + f"\nThe prediction table (simulator: ``{policy}``; latencies in ms; ratio = "
             "simulator / kernel; *outside*: the simulator's median lies outside the kernel's "
             "range)\n\n"
-            + _grid(["host", "VM", "figure", "kernel", "simulator", "ratio", "outside"], main))
+            + _grid(["host", "VM", "figure", "kernel", "simulator", "ratio", "outside"], main)
+            + "\n" + machine_note(record))
 
 
 def plot(record: Mapping[str, Any], out: Path, policy: str | None = None) -> Path:
@@ -394,6 +501,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--policy", required=True)
     p.add_argument("--measured-service", action="store_true",
                    help="Fig. 5's hosts with memcached's service as measured on the kernel")
+    p.add_argument("--hosts", default=None, help="only these hosts (comma-separated)")
+    c = sub.add_parser("check", help="run a record's simulations again; name those that moved")
+    c.add_argument("record")
+    c.add_argument("--write", action="store_true",
+                   help="keep the simulator's options in the record where nothing moved")
+    c.add_argument("--hosts", default=None, help="only these hosts (comma-separated)")
     args = parser.parse_args(argv)
     if args.command == "measure":
         record = measure(runs=args.runs, seconds=args.seconds, seed=args.seed, policy=args.policy,
@@ -402,9 +515,18 @@ def main(argv: list[str] | None = None) -> int:
         Path(args.out).write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
         return 0
     record = json.loads(Path(args.record).read_text())
+    if args.command == "check":
+        names = None if args.hosts is None else tuple(args.hosts.split(","))
+        moved = check_model(record, write=args.write, names=names)
+        for line in moved:
+            print(f"moved: {line}")
+        if args.write:
+            Path(args.record).write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
+        return 1 if moved else 0
     if args.command == "repredict":
+        names = None if args.hosts is None else tuple(args.hosts.split(","))
         record = (repredict_measured(record, args.policy) if args.measured_service
-                  else repredict(record, args.policy))
+                  else repredict(record, args.policy, names=names))
         Path(args.record).write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
         return 0
     for row in fig5_rows(record, args.policy):

@@ -35,9 +35,10 @@ def test_the_spread_is_median_least_and_greatest(bench):
         bench.spread([])
 
 
-def test_the_line_is_whole_nanoseconds_never_negative(bench):
+def test_the_line_is_whole_nanoseconds_and_a_negative_is_refused_not_clamped(bench):
     assert bench.cost_line(2459.9) == 'context_switch_cost = "2460ns"'
-    assert bench.cost_line(-3.0) == 'context_switch_cost = "0ns"'
+    with pytest.raises(ValueError):
+        bench.cost_line(-3.0)
 
 
 def test_a_copy_of_a_host_carries_the_cost_and_nothing_else_changes(bench, tmp_path):
@@ -52,7 +53,7 @@ def test_a_copy_of_a_host_carries_the_cost_and_nothing_else_changes(bench, tmp_p
 
 
 def test_the_json_has_raw_baseline_and_net_pinned_and_not(bench, capsys):
-    assert bench.main(["--round-trips", "200", "--repeats", "1", "--json"]) == 0
+    assert bench.main(["--round-trips", "200", "--repeats", "1", "--json"]) in (0, 3)
     doc = json.loads(capsys.readouterr().out)
     assert doc["machine"]["cpus"] >= 1 and doc["round_trips"] == 200
     for setting in ("pinned", "unpinned"):
@@ -62,23 +63,70 @@ def test_the_json_has_raw_baseline_and_net_pinned_and_not(bench, capsys):
         net = figures["raw_ns"]["median"] - figures["baseline_ns"]["median"]
         # one repeat: raw - baseline, each rounded to 0.1 ns
         assert figures["net_ns"]["median"] == pytest.approx(net, abs=0.1 + 1e-6)
-    assert doc["context_switch_cost_ns"] == max(0, round(doc["pinned"]["net_ns"]["median"]))
+    # one repeat has no spread: its cost is the net, if positive, else none (decision 330)
+    median = doc["pinned"]["net_ns"]["median"]
+    assert doc["context_switch_cost_ns"] == (round(median) if round(median) >= 1 else None)
+    assert doc["verdict"]["measured"] == (doc["context_switch_cost_ns"] is not None)
 
 
-def test_the_text_ends_with_the_line_to_paste(bench, capsys):
+def _fake(net):
+    """A measurement that gives *net* as the pinned net figures (ns per switch)."""
+    def measure(round_trips, repeats, cpu):
+        one = {"median": 1000.0, "min": 900.0, "max": 1100.0}
+        return {"pinned": {"raw_ns": one, "baseline_ns": one, "net_ns": net},
+                "unpinned": {"raw_ns": one, "baseline_ns": one, "net_ns": net}}
+    return measure
+
+
+#: The record's refused measurement (pinned, load about 14), and the one before it.
+NOISE = {"median": -414.0, "min": -1690.4, "max": 3970.0}
+GOOD = {"median": 792.3, "min": 671.9, "max": 808.0}
+
+
+def test_the_text_ends_with_the_line_to_paste(bench, capsys, monkeypatch):
+    monkeypatch.setattr(bench, "measure", _fake(GOOD))
     assert bench.main(["--round-trips", "100", "--repeats", "1"]) == 0
-    last = capsys.readouterr().out.splitlines()[-1]
-    assert last.startswith('context_switch_cost = "') and last.endswith('ns"')
+    assert capsys.readouterr().out.splitlines()[-1] == 'context_switch_cost = "792ns"'
 
 
-def test_host_and_out_write_a_copy_with_the_measured_cost(bench, capsys, tmp_path):
+def test_host_and_out_write_a_copy_with_the_measured_cost(bench, capsys, tmp_path, monkeypatch):
+    monkeypatch.setattr(bench, "measure", _fake(GOOD))
     out = tmp_path / "measured.toml"
     argv = ["--round-trips", "100", "--repeats", "1", "--json", "--host",
             str(EXAMPLES / "fig5.toml"), "--out", str(out)]
     assert bench.main(argv) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert load_host(out).options.context_switch_cost == doc["context_switch_cost_ns"]
+    assert doc["context_switch_cost_ns"] == 792 and doc["verdict"]["measured"] is True
+    assert load_host(out).options.context_switch_cost == 792
     assert [p.name for p in tmp_path.iterdir()] == ["measured.toml"]  # no temporary left
+
+
+@pytest.mark.parametrize("net, says", [
+    (NOISE, "the median is not positive"),
+    ({"median": -76.4, "min": -427.4, "max": -22.7}, "the median is not positive"),
+    ({"median": 0.4, "min": 0.1, "max": 0.6}, "the median is not positive"),
+    # the record before it: 395 ns at load about 16, its repeats 116-519 ns apart
+    ({"median": 395.1, "min": 116.2, "max": 518.7}, "the spread 402.5 ns exceeds the median"),
+    ({"median": 300.0, "min": 10.0, "max": 700.0}, "the spread 690 ns exceeds the median"),
+])
+def test_a_noisy_measurement_is_refused_not_clamped_to_0(bench, capsys, tmp_path, monkeypatch,
+                                                           net, says):
+    monkeypatch.setattr(bench, "measure", _fake(net))
+    out = tmp_path / "measured.toml"
+    status = bench.main(["--json", "--host", str(EXAMPLES / "fig5.toml"), "--out", str(out)])
+    captured = capsys.readouterr()
+    doc = json.loads(captured.out)
+    assert status == 3 and doc["context_switch_cost_ns"] is None
+    assert doc["verdict"]["measured"] is False and says in doc["verdict"]["why"]
+    assert not out.exists() and list(tmp_path.iterdir()) == []
+    assert captured.err.count("\n") == 1 and "not written" in captured.err
+
+
+def test_a_refused_measurement_ends_the_text_with_why(bench, capsys, monkeypatch):
+    monkeypatch.setattr(bench, "measure", _fake(NOISE))
+    assert bench.main([]) == 3
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last.startswith("no context_switch_cost: refused: net median -414 ns")
 
 
 @pytest.mark.parametrize("argv, says", [
