@@ -74,6 +74,7 @@ def wrong_step(m, s, demands):
     return _STEP(m, attrs.evolve(s, last=-1), demands)
 
 
+@pytest.mark.long  # 7 s; the interval re-check's wrong step stays in the fast tier
 def test_a_wrong_step_is_caught(monkeypatch):
     """Negative control: the same comparison refutes a step that forgets re-insertion
     (found by a seeded search over the strategy's pCPUs)."""

@@ -137,6 +137,7 @@ def test_generated_hosts_are_fixed():
 # -- what the verdicts say ------------------------------------------------------
 
 
+@pytest.mark.long  # 8 s of Z3 optimisation; the fast tier keeps the other verdicts
 def test_first_fit_vs_optimum_reports_its_worst_host(outcomes):
     reason = outcomes["first_fit_vs_optimum"].verdict.reason
     assert "worst ratio 4/3 on host" in reason and "optimum 3 pCPUs" in reason and "vm0/0" in reason
