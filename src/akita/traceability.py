@@ -41,6 +41,7 @@ import importlib
 import inspect
 import pkgutil
 import re
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -260,9 +261,33 @@ def _column(module: str) -> str:
 
 
 def _file(module: str, root: Path) -> str:
-    """The repository path of *module* under *root* (its name if it lies elsewhere)."""
+    """The repository path of *module* under *root*: where it was imported from when that
+    lies under *root* (an editable install), else where ``pyproject.toml``'s
+    ``package-dir`` puts its source (an installed copy); its name if neither finds it."""
     path = Path(inspect.getfile(importlib.import_module(module))).resolve()
-    return path.relative_to(root).as_posix() if path.is_relative_to(root) else module
+    if path.is_relative_to(root):
+        return path.relative_to(root).as_posix()
+    return _source(module, root) or module
+
+
+def _source(module: str, root: Path) -> str | None:
+    """The file under *root* that ``package-dir`` maps *module* to, if it exists."""
+    try:
+        table = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError):
+        return None
+    dirs: dict[str, str] = table.get("tool", {}).get("setuptools", {}).get("package-dir", {})
+    parts = module.split(".")
+    for cut in range(len(parts), 0, -1):
+        folder: str | None = dirs.get(".".join(parts[:cut]))
+        if folder is None:
+            continue
+        base = (root / folder).joinpath(*parts[cut:])
+        for candidate in (base / "__init__.py", base.with_suffix(".py")):
+            if candidate.is_file():
+                return candidate.relative_to(root).as_posix()
+        return None
+    return None
 
 
 def _pages(root: Path) -> dict[str, list[str]]:
