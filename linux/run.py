@@ -39,12 +39,12 @@ from akita.model import Host, first_fit
 from akita.model.edf_vd import virtual_deadline_factor
 from akita.model.phases import resolve_phases
 
-from . import capture, cpuset, requirements, sched, tracefs
+from . import capture, cpuset, idle_exits, requirements, sched, tracefs
 from .cleanup import Ledger, undo
 from .controller import VARIANTS, Controller, VcpuState
 from .errors import KernelRefused, LinuxError, LinuxParameterError
 
-__all__ = ["run_host", "parse_attach", "default_cpus", "RunResult", "LinuxKernel",
+__all__ = ["run_host", "parse_attach", "RunResult", "LinuxKernel",
            "CONTROLLER_PRIORITY"]
 
 #: The controller's own SCHED_FIFO priority (below the HI vCPUs' FIFO_TOP range is irrelevant:
@@ -131,6 +131,19 @@ class RunResult:
     #: the ring buffer's size per CPU (KiB) and its own loss counters after the run
     #: (:meth:`.tracefs.Instance.losses`): a capture is complete only if none is above 0.
     capture_losses: Mapping[str, int] = attrs.field(factory=dict)
+    #: each pCPU's switches into idle and out of it in the capture itself, in pCPU order
+    #: (:func:`.idle_exits.count`; the CPUs were chosen by a probe before the run).
+    idle_exits: tuple[idle_exits.IdleExits, ...] = ()
+
+    def unwritten_idle_exits(self) -> str | None:
+        """One line naming the pCPUs' CPUs that do not write their idle exits (``None``: all do)."""
+        lost = [seen for seen in self.idle_exits if seen.written == "unwritten"]
+        if not lost:
+            return None
+        names = ", ".join(f"CPU {seen.cpu} (0 of {seen.entries} idle periods)" for seen in lost)
+        return (f"{names} wrote no switch out of idle into the capture: each idle exit is a "
+                f"hole in the capture, around which the oracle withholds findings "
+                f"(docs/linux.rst, 'Idle exits')")
 
     @property
     def capture_complete(self) -> bool:
@@ -157,6 +170,7 @@ class RunResult:
                 "join_lateness_ns": list(self.join_lateness_ns), "retries": self.retries,
                 "retry_ns": self.retry_ns,
                 "capture": {**dict(self.capture_losses), "complete": self.capture_complete},
+                "idle_exits": [seen.as_json() for seen in self.idle_exits],
                 "workloads": None if self.workloads is None else dict(self.workloads)}
 
 
@@ -183,16 +197,6 @@ def parse_attach(attach: Sequence[str], host: Host) -> dict[str, int]:
         raise LinuxParameterError("attach", " ".join(attach),
                                   f"a thread for every vCPU (missing {missing})")
     return found
-
-
-def default_cpus(pcpus: int) -> list[int]:
-    """The last *pcpus* online CPUs, leaving CPU 0 (and any others) to the controller."""
-    online = sorted(cpuset._online())
-    usable = [c for c in online if c != 0]
-    if len(usable) < pcpus:
-        raise LinuxParameterError("cpus", "default", f"{pcpus} online CPUs besides CPU 0 "
-                         f"(this machine has {len(online)})")
-    return usable[-pcpus:]
 
 
 def _vcpu_states(host: Host, phases: Mapping[str, int], tids: Mapping[str, int]
@@ -281,13 +285,16 @@ def run_host(host: Host, *, attach: Mapping[str, int], cpus: Sequence[int] | Non
     first_fit_ok = first_fit(host)
     if not first_fit_ok.admitted:
         _vcpu_states(host, phases, {})  # raises, naming the VM
-    chosen = list(cpus) if cpus is not None else default_cpus(host.pcpus)
-    if len(chosen) != host.pcpus or len(set(chosen)) != len(chosen):
-        raise LinuxParameterError("cpus", ",".join(map(str, chosen)),
-                         f"{host.pcpus} distinct Linux CPUs, one per pCPU")
+    if cpus is not None and (len(cpus) != host.pcpus or len(set(cpus)) != len(cpus)):
+        raise LinuxParameterError("cpus", ",".join(map(str, cpus)),
+                                  f"{host.pcpus} distinct Linux CPUs, one per pCPU")
     out_dir.mkdir(parents=True, exist_ok=True)
     cpuset.remove_stale()
     tracefs.remove_stale()
+    seen = idle_exits.probe(sorted(cpuset._online()))
+    idle_exits.remember(seen)
+    chosen = (list(cpus) if cpus is not None
+              else idle_exits.choose_cpus(host.pcpus, idle_exits.recall(seen)))
     ledger = Ledger(out_dir / ".akita-linux-ledger.json")
     ledger.save()
     watchdog = _start_watchdog(ledger)
@@ -349,12 +356,15 @@ def run_host(host: Host, *, attach: Mapping[str, int], cpus: Sequence[int] | Non
     tick = requirements.tick_ns()
     if text is None:  # not reached: every path that leaves text unread has raised
         raise LinuxError("tracefs", "trace", "the instance's buffer read after the run")
+    idle = idle_exits.count(text, chosen)
+    idle_exits.remember(idle)
     host_file, trace_file = capture.write(out_dir, host, phases, text, chosen, tids,
                                           tick_ns=tick, variant=variant)
     return RunResult(out_dir, host_file, trace_file, tuple(chosen), tids, origin, seconds,
                      variant, len(controller.switches), controller.returns, tick,
                      tuple(controller.join_lateness), controller_kernel.retries,
-                     controller_kernel.retry_ns, results, losses)
+                     controller_kernel.retry_ns, results, losses,
+                     tuple(idle[cpu] for cpu in chosen))
 
 
 def _until_guests_work(workloads: Any) -> None:

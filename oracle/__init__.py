@@ -22,11 +22,11 @@ from .files import FORMATS, FTRACE_REPORTS, conform_file, conform_stream
 from .options import ConformOptions
 from .oracle import DECISIONS, INPUTS, Oracle
 from .phases import PhaseError, resolve_oracle_phases, trace_phases
-from .report import CONFORMANT, VIOLATIONS, ConformanceReport, conform
+from .report import CONFORMANT, UNCONFIRMED, VIOLATIONS, ConformanceReport, conform
 from .violation import RULE_TITLES, Violation
 
 __all__ = [
     "Oracle", "ConformOptions", "Violation", "ConformanceReport", "conform", "conform_file", "conform_stream",
     "read_jsonl", "read_ftrace", "read_tracedat", "read_xentrace", "FORMATS", "FTRACE_REPORTS", "PhaseError", "trace_phases", "resolve_oracle_phases",
-    "TraceError", "DECISIONS", "INPUTS", "RULE_TITLES", "CONFORMANT", "VIOLATIONS",
+    "TraceError", "DECISIONS", "INPUTS", "RULE_TITLES", "CONFORMANT", "VIOLATIONS", "UNCONFIRMED",
 ]

@@ -2,13 +2,17 @@
 
 :func:`conform` feeds every event of a trace to an :class:`~akita.oracle.oracle.Oracle`
 and returns a :class:`ConformanceReport`: a verdict, never a boolean --
-``"conformant"``, ``"violations"`` or ``"nothing to check"`` -- with the
-counts behind it (decisions judged, vCPUs seen of those declared, the span)
-and the first violations in domain words, in the order they began.
+``"conformant"``, ``"violations"``, ``"unconfirmed"`` or ``"nothing to
+check"`` -- with the counts behind it (decisions judged, vCPUs seen of those
+declared, the span) and the first violations in domain words, in the order
+they began.
 
 A trace in which the oracle judged no decision (no ``dispatch`` or
 ``idle``) is *nothing to check*, never conformant: there was nothing it
-could have found wrong.  An event the oracle cannot read raises
+could have found wrong.  A trace with no violation shown but findings
+withheld because holes in it explain them (lost events,
+:mod:`akita.oracle.oracle`) is *unconfirmed*, never conformant either: what
+was withheld may have been a real violation, and the trace cannot say.  An event the oracle cannot read raises
 :class:`~.errors.TraceError` located at its line.
 """
 
@@ -27,9 +31,10 @@ from .oracle import Oracle
 from .placement import look_ahead, trace_placement
 from .violation import Violation
 
-__all__ = ["ConformanceReport", "conform", "CONFORMANT", "VIOLATIONS", "NOTHING"]
+__all__ = ["ConformanceReport", "conform", "CONFORMANT", "VIOLATIONS", "UNCONFIRMED", "NOTHING"]
 
 CONFORMANT, VIOLATIONS, NOTHING = "conformant", "violations", "nothing to check"
+UNCONFIRMED = "unconfirmed"
 
 
 @attrs.frozen
@@ -205,10 +210,23 @@ class ConformanceReport:
         if self.verdict == CONFORMANT:
             return (f"conformant: {self.checked()}; "
                     f"{_count(self.ambiguous, 'tie')} accepted; {self.tolerance_text()}{lost}")
+        if self.verdict == UNCONFIRMED:
+            return (f"unconfirmed: no violation shown, but holes in the trace withheld "
+                    f"{_count(sum(self.withheld.values()), 'finding')}: {self.checked()}; "
+                    f"{self.tolerance_text()}{lost}")
         counts = ", ".join(f"{rule} x{self.counts[rule]}"
                            for rule in sorted(self.counts, key=_rule_order))
         return (f"{_count(self.total, 'violation')} ({counts}): {self.checked()}; "
                 f"{self.tolerance_text()}{lost}")
+
+
+def _verdict(oracle: Oracle) -> str:
+    """Violations shown; else withheld findings; else decisions judged; else nothing."""
+    if oracle.counts:
+        return VIOLATIONS
+    if not oracle.decisions:
+        return NOTHING
+    return UNCONFIRMED if any(oracle.withheld.values()) else CONFORMANT
 
 
 #: The most violations a timeline marks.
@@ -323,7 +341,7 @@ def conform(host: Host, events: Iterable[dict[str, Any]],
     except TraceError as error:
         raise error.located(path=path) from None
     marks.end(oracle.end)
-    verdict = VIOLATIONS if oracle.counts else CONFORMANT if oracle.decisions else NOTHING
+    verdict = _verdict(oracle)
     return ConformanceReport(
         verdict=verdict, events=oracle.events,
         decisions=oracle.decisions, ambiguous=oracle.ambiguous, checks=oracle.checks,

@@ -57,7 +57,8 @@ def test_deleted_switches_are_lost_events_not_violations():
     host = load_host(DATA / "fit.toml")
     report = conform_stream(host, io.BytesIO("".join(kept).encode()), policy="edf",
                             placement="trace", origin_ns=origin)
-    assert report.verdict == "conformant" and report.counts == {}
+    # no violation shown, but what the holes withheld may have been one: never conformant
+    assert report.verdict == "unconfirmed" and report.counts == {}
     assert report.lost == len(deleted)  # every deleted switch found, none invented
     assert report.withheld == {"R7": 40}
     # each hole is dated at the first switch written after a deleted one, on pCPU 1
@@ -67,6 +68,8 @@ def test_deleted_switches_are_lost_events_not_violations():
     assert report.as_json()["lost_events"]["count"] == 41
     assert report.as_json()["lost_events"]["withheld"] == {"R7": 40}
     assert "41 lost events" in report.summary()
+    assert report.summary().startswith("unconfirmed: no violation shown, but holes in the "
+                                       "trace withheld 40 findings")
 
 
 def test_the_whole_capture_has_no_lost_event():
@@ -96,7 +99,9 @@ def test_a_capture_that_says_it_lost_events():
     host = load_host(DATA / "fit.toml")
     report = conform_stream(host, io.BytesIO("".join(marked).encode()), policy="edf",
                             placement="trace", origin_ns=origin)
-    assert report.verdict == "conformant"
+    # conformant only if the hole withheld nothing; else unconfirmed, never a pass
+    assert report.verdict == ("unconfirmed" if report.withheld else "conformant")
+    assert report.counts == {}
     assert (report.capture_lost_marks, report.capture_lost_records, report.lost) == (1, 42, 1)
     assert report.lost_at[0]["count"] == 42
     assert "the capture says 42 records were lost" in report.summary()

@@ -37,7 +37,9 @@ def _cpus(text: str | None) -> list[int] | None:
                    "give one per vCPU.  Without it the stand-in guests of "
                    "akita.linux.workloads are started.")
 @click.option("--cpus", "cpus_text", default=None, metavar="C0,C1,...",
-              help="The Linux CPU of each pCPU (default: the last CPUs, leaving CPU 0).")
+              help="The Linux CPU of each pCPU (default: CPUs that write their idle exits "
+                   "into the trace, then not CPU 0, then the last; one is left for the "
+                   "controller).")
 @click.option("--seconds", default=10.0, show_default=True, type=float,
               help="How long to run and record.")
 @click.option("--seed", default=0, show_default=True, type=int,
@@ -71,6 +73,9 @@ def linux(host_file: str, attach: tuple[str, ...], cpus_text: str | None, second
     result = run_host(host, attach=parse_attach(attach, host), cpus=_cpus(cpus_text),
                       seconds=seconds, seed=seed, out_dir=Path(out_dir), variant=variant,
                       wait=wait, align=align)
+    unwritten = result.unwritten_idle_exits()
+    if unwritten is not None:
+        click.echo(f"akita linux: {unwritten}", err=True)
     if as_json:
         click.echo(json.dumps(result.as_json()))
     else:
