@@ -257,6 +257,9 @@ class Oracle:
         #: say the capture lost.
         self.lost = 0
         self.lost_at: list[dict[str, Any]] = []
+        #: holes whose CPU's last written switch went to idle: a switch out of idle not
+        #: written (some kernels write none on some CPUs: :doc:`/linux`, "Idle exits").
+        self.lost_after_idle = 0
         #: violations withheld because a lost event explains them, by rule.
         self.withheld: Counter[str] = Counter()
 
@@ -439,7 +442,8 @@ class Oracle:
         self.lost += 1
         if len(self.lost_at) < self.LOST_SHOWN:
             self.lost_at.append({key: e[key] for key in ("t", "cpu", "since", "vcpu", "count",
-                                                         "line") if key in e})
+                                                         "after", "line") if key in e})
+        self.lost_after_idle += e.get("after") == "idle"
         kept = []
         for held in self._held[c]:
             if held[0].t >= since:

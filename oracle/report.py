@@ -76,6 +76,9 @@ class ConformanceReport:
     #: with their instants, and the violations they explain, withheld, by rule.
     lost: int = 0
     lost_at: tuple[dict[str, Any], ...] = ()
+    #: of the holes, those whose CPU's last written switch went to idle (a switch out of
+    #: idle not written: :doc:`/linux`, "Idle exits").
+    lost_after_idle: int = 0
     withheld: dict[str, int] = attrs.Factory(dict)
     #: the capture's own lost-events records, and the records they say were lost
     #: (known counts summed).
@@ -130,7 +133,8 @@ class ConformanceReport:
             "first_of_each_rule": {rule: self.first_of_each_rule[rule].as_json()
                                    for rule in sorted(self.first_of_each_rule, key=_rule_order)},
             "lost_events": {
-                "count": self.lost, "instants": [dict(item) for item in self.lost_at],
+                "count": self.lost, "after_idle": self.lost_after_idle,
+                "instants": [dict(item) for item in self.lost_at],
                 "withheld": {rule: self.withheld[rule]
                              for rule in sorted(self.withheld, key=_rule_order)},
                 "capture_marks": self.capture_lost_marks,
@@ -190,6 +194,8 @@ class ConformanceReport:
         if over:
             over = f"; {over}"
         text = f"{_count(self.lost, 'lost event')} (switches not written"
+        if self.lost_after_idle:
+            text += f", {self.lost_after_idle} of them out of idle"
         if self.capture_lost_marks:
             text += (f"; the capture says {self.capture_lost_records or 'some'} records were "
                      f"lost at {_count(self.capture_lost_marks, 'place')}")
@@ -356,5 +362,6 @@ def conform(host: Host, events: Iterable[dict[str, Any]],
         tolerated={rule: (n, oracle.tolerated_max[rule]) for rule, n in oracle.tolerated.items()},
         ioq_vms=tuple(vm.name for vm in host.vms if vm.ioq is not None),
         lost=oracle.lost, lost_at=tuple(oracle.lost_at), withheld=dict(oracle.withheld),
+        lost_after_idle=oracle.lost_after_idle,
         budgets=oracle.budgets.as_json())
 

@@ -391,7 +391,10 @@ class _Holes:
             believed is not None and e.prev is not None and believed.pid == e.prev.pid)
         if same:
             return None
-        return self._event(t, cpu, since, prev_vcpu, e.line)
+        event = self._event(t, cpu, since, prev_vcpu, e.line)
+        if believed is None:  # the CPU's last written switch went to idle
+            event["after"] = "idle"
+        return event
 
     def _event(self, t: int, cpu: int, since: int, vcpu: str | None, line: int) -> dict[str, Any]:
         self.tally.hole(t, cpu, since)
