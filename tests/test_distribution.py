@@ -69,22 +69,29 @@ class _Items:
         self.items = list(items)
 
 
-def collect(tmp_path: Path) -> dict[str, pytest.Item]:
-    """Test name -> item, for the tree of :data:`CONFTEST` and :data:`MODULE`."""
-    tree = tmp_path / "tree" / "tests"
-    tree.mkdir(parents=True)
+def collect(folder: Path) -> dict[str, pytest.Item]:
+    """Test name -> item, for the tree of :data:`CONFTEST` and :data:`MODULE` written below
+    *folder* (a run of pytest inside this one)."""
+    tree = folder / "tests"
+    tree.mkdir()
     (tree / "conftest.py").write_text(textwrap.dedent(CONFTEST))
     (tree / "test_shared.py").write_text(textwrap.dedent(MODULE))
     kept = _Items()
     status = pytest.main(["--collect-only", "-q", "-p", "no:cacheprovider", "-c", "/dev/null",
-                          "--import-mode=importlib", "--rootdir", str(tree.parent), str(tree)],
+                          "--import-mode=importlib", "--rootdir", str(folder), str(tree)],
                          plugins=[kept])
     assert status == 0
     return {item.name: item for item in kept.items}
 
 
-def test_tests_sharing_a_module_fixture_are_one_group_and_the_others_are_free(tmp_path):
-    items = collect(tmp_path)
+@pytest.fixture(scope="module")
+def collected(tmp_path_factory: pytest.TempPathFactory) -> dict[str, pytest.Item]:
+    """The items of :func:`collect`, once for the tests that only read them."""
+    return collect(tmp_path_factory.mktemp("tree"))
+
+
+def test_tests_sharing_a_module_fixture_are_one_group_and_the_others_are_free(collected):
+    items = collected
     assert group(items["test_uses_run"]) == group(items["test_uses_run_too"]) == \
         "module:tests/test_shared.py"
     assert group(items["test_free"]) is None
@@ -92,8 +99,8 @@ def test_tests_sharing_a_module_fixture_are_one_group_and_the_others_are_free(tm
     assert group(items["test_marked"]) is None  # its own mark stands
 
 
-def test_an_obligations_tests_that_read_its_outcome_are_one_group(tmp_path):
-    items = collect(tmp_path)
+def test_an_obligations_tests_that_read_its_outcome_are_one_group(collected):
+    items = collected
     assert group(items["test_discharges[big]"]) == "obligation:big"
     assert group(items["test_discharges[small]"]) == "obligation:small"
     assert group(items["test_reads_the_statement[big]"]) is None  # discharges nothing
@@ -103,7 +110,7 @@ def test_an_obligations_tests_that_read_its_outcome_are_one_group(tmp_path):
 
 def test_distribute_marks_the_groups_and_puts_the_declared_group_then_the_largest_budget_first(
         tmp_path):
-    items = list(collect(tmp_path).values())
+    items = list(collect(tmp_path).values())  # its own: distribute marks them
     before = [item.name for item in items]
     distribute(items)
     names = [item.name for item in items]
