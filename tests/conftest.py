@@ -4,6 +4,10 @@
 property) or ``dev`` (fast: 30).  Unset, it is ``ci`` where the ``CI``
 variable is set (``.ci/run`` sets both) and ``dev`` elsewhere.  Both are
 derandomized, so a run is reproducible whatever the machine.
+
+The session's proof outcomes live here, and under ``.ci/run``'s ``--dist
+loadgroup`` the hook that groups and orders the tests for the workers
+(:mod:`distribution`).
 """
 
 import os

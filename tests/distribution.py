@@ -1,37 +1,35 @@
-"""How ``.ci/run`` spreads the tests over its worker processes (pytest-xdist's
-``--dist loadgroup``).
+"""How ``.ci/run`` spreads the tests over its two worker processes
+(pytest-xdist's ``--dist loadgroup``; decision 350).
 
 ``loadgroup`` sends each group of tests (the ``xdist_group`` mark) to one
-worker and every other test on its own, as a worker asks for work.
+worker and every other test on its own, to whichever worker asks for work.
 :func:`group` marks exactly the tests that share something expensive, so
-that it is computed once, and leaves the others free to go to whichever
-worker is idle:
+that it is computed once, and leaves the others free:
 
-* a test that uses a fixture of module (or class, or package) scope defined
-  in ``tests/``: its module's tests that do are one group, so that the
-  fixture (the experiments' tiny run, the mutants' traces) runs once, as
-  decision 172 asked of ``--dist loadscope``; where a module marks a group of
-  its own (``reproduce all --quick``'s tests, whose fixture is reached
-  through another one's parameter, which pytest cannot see), that group
-  stands;
-* a test that uses a session fixture of ``tests/`` (the docs' HTML build, the
-  analysis traces): one group per fixture, so that it runs on one worker;
-* a test parametrised by a proof obligation whose outcome it reads (the
-  ``outcomes`` fixture): one group per obligation, so
-  that the fast tier's and the long tier's tests of one obligation share its
-  outcome (the ``outcomes`` fixture discharges it once per worker).
+* the tests of one module that use a fixture of module (or class, or
+  package) scope defined in ``tests/``: one group, so that the fixture (the
+  experiments' tiny run, the mutants' traces) runs once, as decision 172
+  asked of ``--dist loadscope``; a group a module marks itself stands
+  (``reproduce all --quick``'s tests, whose fixture one of them reaches
+  through another fixture's parameter, where pytest cannot see it);
+* the tests that use one session fixture of ``tests/`` (the docs' HTML
+  build, the analysis traces): one group per fixture;
+* the tests parametrised by one proof obligation that read its outcome (the
+  ``outcomes`` fixture, which discharges an obligation once per worker):
+  one group per obligation, so that the fast tier's and the long tier's
+  tests of it share one discharge.
 
-Every other test, among them each obligation of the proof manifest, is a
+Every other test, each obligation of the proof manifest among them, is a
 unit of its own: a module of many slow obligations no longer runs on one
-worker while the other idles.  :func:`order` puts a group a module declares
-first (``reproduce all --quick``, the longest run of the suite), then the
-obligations, the largest Z3 budget first (the budget is four times what the obligation was
-measured to spend, a count that does not depend on the machine's load), so
-that the longest proofs start early and the short tests fill the tail.
+worker while the other idles.  :func:`order` puts the groups a module
+declares first (the ``--quick`` run, the longest unit of the suite), then
+the obligations, the largest Z3 budget first (four times a measured count
+of Z3's resources, which ranks their cost without a clock), so that the
+longest work starts early and short tests fill the tail.
 
-A test's verdict does not depend on where it runs: an obligation's budget of
-Z3's resource count covers what it spends alone and after the others in one
-process (:mod:`akita.proofs.rlimits`).
+Where an obligation runs changes what ran before it in its process, and so
+what it spends of its budget; the budgets cover that (decision 351,
+``bench/README.md``).
 """
 
 from __future__ import annotations
