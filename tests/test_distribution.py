@@ -1,16 +1,20 @@
 """How ``.ci/run`` spreads the tests over its workers (:mod:`distribution`), read from
 the items pytest collects from a small test tree: the tests sharing an expensive fixture
 stay together, every other test is free, and the proof obligations go first, the largest
-budget first."""
+budget first; and ``.ci/run`` itself runs both tiers in that one grouped run, and the
+real-kernel tests alone."""
 
 from __future__ import annotations
 
+import shlex
 import textwrap
 from pathlib import Path
 
 import pytest
+from _pytest.mark.expression import Expression
 
 from distribution import cost, distribute, group
+from repo import ROOT
 
 CONFTEST = '''
 import pytest
@@ -121,3 +125,19 @@ def test_distribute_marks_the_groups_and_puts_the_declared_group_then_the_larges
              for item in items}
     assert marks["test_free"] == [] and marks["test_marked"] == ["own"]
     assert marks["test_uses_run"] == ["module:tests/test_shared.py"]
+
+
+def ci_runs() -> list[list[str]]:
+    """The arguments of each ``tier`` line of ``.ci/run``."""
+    lines = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    return [shlex.split(line, comments=True)[1:] for line in lines if line.startswith("tier ")]
+
+
+def test_ci_runs_both_tiers_in_one_grouped_run_and_the_kernel_tests_alone():
+    shared, kernel = ci_runs()
+    assert kernel == ["tests/linux"]
+    assert {"--dist", "loadgroup", "--no-loadscope-reorder", "--ignore=tests/linux"} <= set(shared)
+    selects = Expression.compile(shared[shared.index("-m") + 1]).evaluate
+    assert selects(lambda mark: False) and selects(lambda mark: mark == "rule")  # fast tier
+    assert selects(lambda mark: mark == "long")  # long tier
+    assert not selects(lambda mark: mark == "slow")  # in neither
