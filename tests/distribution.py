@@ -34,9 +34,12 @@ what it spends of its budget; the budgets cover that (decision 351,
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
 
-from akita.proofs.obligation import Obligation
+if TYPE_CHECKING:  # the conftest loads this module; Z3 is imported where it is needed
+    from akita.proofs.obligation import Obligation
 
 #: The scopes a fixture shared within one module may have.
 _MODULE_SCOPES = ("module", "class", "package")
