@@ -337,14 +337,21 @@ def shift(m: Machine, s: TickState, delta: Sequence[int]) -> TickState:
                      s.temperature, s.asked, s.ins, s.hi_mode, s.last)
 
 
-def _same(m: Machine, a: TickState, b: TickState) -> bool:
-    """Equal but for a LO vCPU's service and debt (read by nothing but its own,
-    unjudged, shortfall)."""
-    if (a.pos, a.work, a.consumed, a.temperature, a.asked, a.ins, a.hi_mode, a.last) != (
-            b.pos, b.work, b.consumed, b.temperature, b.asked, b.ins, b.hi_mode, b.last):
+def _same(m: Machine, a: TickState, b: TickState, delta: Sequence[int] | None = None) -> bool:
+    """*a* equal to *b* :func:`shift`-ed by *delta* (none: *b* itself), but for a LO
+    vCPU's service and debt (read by nothing but its own, unjudged, shortfall); the
+    shifted state is not built."""
+    if (a.pos, a.consumed, a.temperature, a.asked, a.ins, a.hi_mode, a.last) != (
+            b.pos, b.consumed, b.temperature, b.asked, b.ins, b.hi_mode, b.last):
         return False
-    return all(a.served[i] == b.served[i] and a.owed[i] == b.owed[i]
-               for i in range(m.n) if m.hi[i])
+    if delta is None:
+        delta = (0,) * m.n
+    for i, hi in enumerate(m.hi):
+        if a.work[i] != b.work[i] + delta[i]:
+            return False
+        if hi and (a.served[i] != b.served[i] or a.owed[i] != b.owed[i] + delta[i]):
+            return False
+    return True
 
 
 class _Boxes:
@@ -433,7 +440,7 @@ def _tick(m: Machine, family: Family, step: Step, ends: bool = True) -> list[Fam
     for (low, width), after in _cells(m, family, step, zeros):
         if ends and any(width):
             top_after, _, _ = step(m, shift(m, low, width), zeros)
-            if not _same(m, top_after, shift(m, after, width)):
+            if not _same(m, top_after, after, width):
                 raise _Refused(f"the tick is not uniform over the family of {low} "
                                f"(width {width}): its top member steps to {top_after}")
         out.append((after, width))
@@ -501,7 +508,7 @@ def _starts(m: Machine, family: Family, step: Step) -> Iterable[Family]:
             if any(m.hi[i] for i in shorts):
                 raise _Refused(f"a HI vCPU is short at its period start after the state {low}")
             top_next = top_into(tuple(c[1] for c in choice))[0]
-            if not _same(m, top_next, shift(m, nxt, new_width)):
+            if not _same(m, top_next, nxt, new_width):
                 raise _Refused(f"the tick is not uniform over the family of {low} "
                                f"(width {width}): its top member steps to {top_next}")
             yield nxt, new_width
@@ -646,6 +653,6 @@ def _initial(m: Machine, phases: tuple[int, ...], step: Step) -> Iterable[Family
         width = tuple(c[1] - c[0] for c in choice)
         if any(m.hi[i] for i in tuple(shorts) + tuple(top_shorts)):
             raise _Refused(f"a HI vCPU is short at instant 0 with phases {phases}")
-        if not _same(m, top, shift(m, low, width)):
+        if not _same(m, top, low, width):
             raise _Refused(f"instant 0 is not uniform over the arrivals with phases {phases}")
         yield low, width
