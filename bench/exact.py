@@ -29,7 +29,7 @@ redrawn; ``x`` by Eq. (4).  Seconds are wall time on this machine, shared with
 other sessions (so pessimistic); UNKNOWN is a limit reached (states or seconds).
 
     python bench/exact.py [--part cost|recheck|pcpus|all] [--quick] [--seconds S] [--states N]
-                          [--unreduced]
+                          [--unreduced] [--only TEXT ...]
 
 ``--unreduced`` runs the search without its reductions (``decide(..., reduce=False)``:
 the temperatures kept whole, :mod:`akita.model.exact.abstraction` 6.), the *before* of
@@ -191,6 +191,9 @@ def main() -> None:
                         help="--part cost: the search without its reductions (the before)")
     parser.add_argument("--families", type=int, default=50_000_000,
                         help="--part recheck: the families the re-check may step")
+    parser.add_argument("--only", action="append", default=[], metavar="TEXT",
+                        help="--part recheck: only the pCPUs whose label contains TEXT "
+                             "(repeatable)")
     parser.add_argument("--pcpu-states", type=int, default=50_000,
                         help="--part pcpus: the states one search may keep")
     args = parser.parse_args()
@@ -236,6 +239,8 @@ def part_recheck(args: argparse.Namespace) -> None:
               "families stepped", "re-check", "re-check CPU s (wall s)", "load"]
     rows = []
     for label, pcpu in recheck_targets(args.quick):
+        if args.only and not any(text in label for text in args.only):
+            continue
         cpu = time.process_time()
         reached = explore(pcpu, limits)
         search_cpu = time.process_time() - cpu

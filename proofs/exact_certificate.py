@@ -38,9 +38,11 @@ compared with (``tests/proofs/test_exact_intervals.py``).
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import itertools
 import time
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 import attrs
 import z3
@@ -330,20 +332,26 @@ def shift(m: Machine, s: TickState, delta: Sequence[int]) -> TickState:
     more (a member of a certificate state owes its consumption plus its work)."""
     if not any(delta):
         return s
-    hi = m.hi
-    return TickState(s.pos, tuple(w + d for w, d in zip(s.work, delta)), s.consumed, s.served,
-                     tuple(o + d if hi[i] else o for i, (o, d) in enumerate(zip(s.owed, delta))),
+    return TickState(s.pos, tuple([w + d for w, d in zip(s.work, delta)]), s.consumed, s.served,
+                     tuple([o + d if h else o for o, d, h in zip(s.owed, delta, m.hi)]),
                      s.temperature, s.asked, s.ins, s.hi_mode, s.last)
 
 
-def _same(m: Machine, a: TickState, b: TickState) -> bool:
-    """Equal but for a LO vCPU's service and debt (read by nothing but its own,
-    unjudged, shortfall)."""
-    if (a.pos, a.work, a.consumed, a.temperature, a.asked, a.ins, a.hi_mode, a.last) != (
-            b.pos, b.work, b.consumed, b.temperature, b.asked, b.ins, b.hi_mode, b.last):
+def _same(m: Machine, a: TickState, b: TickState, delta: Sequence[int] | None = None) -> bool:
+    """*a* equal to *b* :func:`shift`-ed by *delta* (none: *b* itself), but for a LO
+    vCPU's service and debt (read by nothing but its own, unjudged, shortfall); the
+    shifted state is not built."""
+    if (a.pos, a.consumed, a.temperature, a.asked, a.ins, a.hi_mode, a.last) != (
+            b.pos, b.consumed, b.temperature, b.asked, b.ins, b.hi_mode, b.last):
         return False
-    return all(a.served[i] == b.served[i] and a.owed[i] == b.owed[i]
-               for i in range(m.n) if m.hi[i])
+    if delta is None:
+        delta = (0,) * m.n
+    for i, hi in enumerate(m.hi):
+        if a.work[i] != b.work[i] + delta[i]:
+            return False
+        if hi and (a.served[i] != b.served[i] or a.owed[i] != b.owed[i] + delta[i]):
+            return False
+    return True
 
 
 class _Boxes:
@@ -387,8 +395,8 @@ class _Boxes:
 def _blank(state: Sequence[int]) -> tuple[int, ...]:
     """A search state with its work intervals set to 0."""
     out = list(state)
-    for base in range(2, len(out), len(FIELDS)):
-        out[base + 1] = out[base + 2] = 0
+    zeros = [0] * ((len(out) - 2) // len(FIELDS))
+    out[3::len(FIELDS)] = out[4::len(FIELDS)] = zeros  # each vCPU's work and most
     return tuple(out)
 
 
@@ -432,7 +440,7 @@ def _tick(m: Machine, family: Family, step: Step, ends: bool = True) -> list[Fam
     for (low, width), after in _cells(m, family, step, zeros):
         if ends and any(width):
             top_after, _, _ = step(m, shift(m, low, width), zeros)
-            if not _same(m, top_after, shift(m, after, width)):
+            if not _same(m, top_after, after, width):
                 raise _Refused(f"the tick is not uniform over the family of {low} "
                                f"(width {width}): its top member steps to {top_after}")
         out.append((after, width))
@@ -465,9 +473,19 @@ def _starts(m: Machine, family: Family, step: Step) -> Iterable[Family]:
     member, the one that owes the most, refuses it (no member owes less in a period
     that ends short in none)."""
     zeros = (0,) * m.n
-    for (low, width), after in _cells(m, family, step, zeros):
+    intos: dict[int, Callable[[Sequence[int]], tuple[TickState, tuple[int, ...]]]] = {}
+
+    def first(m: Machine, s: TickState, demands: Sequence[int]) -> tuple[
+            TickState, int, tuple[int, ...]]:
+        """*step*, through :func:`_into` kept for the arrivals varied below (one run of
+        the tick per member with the Python step)."""
+        into = intos[id(s)] = _into(m, s, step)
+        after, shorts = into(demands)
+        return after, after.last, shorts
+
+    for (low, width), after in _cells(m, family, first, zeros):
         top = shift(m, low, width)
-        low_into, top_into = _into(m, low, step), _into(m, top, step)
+        low_into, top_into = intos[id(low)], _into(m, top, step)
         if any(m.hi[i] for i in top_into(zeros)[1]):
             raise _Refused(f"a HI vCPU is short at its period start after the state {top}")
         options = []
@@ -490,7 +508,7 @@ def _starts(m: Machine, family: Family, step: Step) -> Iterable[Family]:
             if any(m.hi[i] for i in shorts):
                 raise _Refused(f"a HI vCPU is short at its period start after the state {low}")
             top_next = top_into(tuple(c[1] for c in choice))[0]
-            if not _same(m, top_next, shift(m, nxt, new_width)):
+            if not _same(m, top_next, nxt, new_width):
                 raise _Refused(f"the tick is not uniform over the family of {low} "
                                f"(width {width}): its top member steps to {top_next}")
             yield nxt, new_width
@@ -545,7 +563,30 @@ def check_intervals(pcpu: TickPCPU, states: Iterable[bytes], *, step: Step = tic
     with its answers: ``tests/proofs/test_exact_intervals.py`` compares the two on small
     pCPUs and shows the deliberately wrong certificates refused.  ``members`` counts
     the families stepped (one per cell and tick).
+
+    Python's cyclic garbage collector is paused while it runs (:func:`_no_cycle_collection`).
     """
+    with _no_cycle_collection():
+        return _check_intervals(pcpu, states, step, limits, ends)
+
+
+@contextlib.contextmanager
+def _no_cycle_collection() -> Iterator[None]:
+    """Python's cyclic garbage collector paused (restored as it was on leaving): the
+    re-check keeps a million or so families alive and makes no reference cycles, yet
+    each full collection would walk them all (decision 360)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def _check_intervals(pcpu: TickPCPU, states: Iterable[bytes], step: Step, limits: CheckLimits,
+                     ends: bool) -> CertificateCheck:
+    """:func:`check_intervals`, its collector paused."""
     began = time.perf_counter()
     m = machine(pcpu)
     lay = layout(m)
@@ -612,6 +653,6 @@ def _initial(m: Machine, phases: tuple[int, ...], step: Step) -> Iterable[Family
         width = tuple(c[1] - c[0] for c in choice)
         if any(m.hi[i] for i in tuple(shorts) + tuple(top_shorts)):
             raise _Refused(f"a HI vCPU is short at instant 0 with phases {phases}")
-        if not _same(m, top, shift(m, low, width)):
+        if not _same(m, top, low, width):
             raise _Refused(f"instant 0 is not uniform over the arrivals with phases {phases}")
         yield low, width

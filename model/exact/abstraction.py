@@ -144,8 +144,7 @@ class Layout:
 
     def field(self, state: Sequence[int], name: str) -> tuple[int, ...]:
         """Field *name* of every vCPU of *state*."""
-        k = FIELDS.index(name)
-        return tuple(state[2 + _W * i + k] for i in range(self.n))
+        return tuple(state[2 + FIELDS.index(name)::_W])
 
     def pack(self, state: Sequence[int]) -> bytes:
         return self.codec.pack(*state)

@@ -83,7 +83,7 @@ def ranks(ins: Sequence[int], work: Sequence[int], now: int) -> tuple[int, ...]:
     values = sorted({v for v, w in zip(ins, work) if w > 0 and v != now})
     rank = {v: r for r, v in enumerate(values, start=1)}
     rank[now] = latest
-    return tuple(rank[v] if w > 0 else 0 for v, w in zip(ins, work))
+    return tuple([rank[v] if w > 0 else 0 for v, w in zip(ins, work)])
 
 
 def return_to_lo(m: Machine, hi_starts: bool, temperature: Sequence[int], hi_mode: bool) -> bool:
@@ -108,6 +108,8 @@ def period_starts(m: Machine, s: TickState, demands: Sequence[int], now: int) ->
     Returns the state (insertion instants as given, not yet ranked) and the
     vCPUs found short.
     """
+    if 0 not in s.pos:
+        return s, ()  # no period starts: nothing changes (R9 needs a HI one to start)
     work, consumed, served = list(s.work), list(s.consumed), list(s.served)
     owed, temperature, asked, ins = list(s.owed), list(s.temperature), list(s.asked), list(s.ins)
     shorts = []
@@ -163,8 +165,11 @@ def arrive(m: Machine, ran: TickState, demands: Sequence[int]) -> tuple[TickStat
 
 def _ranked(s: TickState, now: int) -> TickState:
     """*s* with its insertion instants as :func:`ranks` (*now* the current instant)."""
+    ranked = ranks(s.ins, s.work, now)
+    if ranked == s.ins:
+        return s
     return TickState(s.pos, s.work, s.consumed, s.served, s.owed, s.temperature, s.asked,
-                     ranks(s.ins, s.work, now), s.hi_mode, s.last)
+                     ranked, s.hi_mode, s.last)
 
 
 def advance(m: Machine, s: TickState) -> TickState:
@@ -188,7 +193,7 @@ def advance(m: Machine, s: TickState) -> TickState:
                 temperature[c], asked[c], mode = m.initial_temperature, True, True
             if m.fifo and consumed[c] == m.full[c]:
                 ins[c] = nxt
-    pos = tuple((p + 1) % T for p, T in zip(s.pos, m.period))
+    pos = tuple([p + 1 if p + 1 < T else 0 for p, T in zip(s.pos, m.period)])
     return TickState(pos, tuple(work), tuple(consumed), tuple(served), s.owed,
                      tuple(temperature), tuple(asked), tuple(ins), mode and m.akita, c)
 

@@ -14,6 +14,7 @@ the member-by-member one (:func:`~akita.proofs.exact_certificate.check_certifica
 
 from __future__ import annotations
 
+import gc
 import itertools
 from fractions import Fraction
 from pathlib import Path
@@ -31,11 +32,12 @@ from akita.model.exact.abstraction import FIELDS, layout, members
 from akita.model.exact.admission import ExactTest
 from akita.model.exact.machine import Machine, machine
 from akita.model.exact.search import SAFE, Limits, decide, explore
-from akita.model.exact.tick import TickState
+from akita.model.exact.tick import TickState, advance, arrive, ranks
 from akita.model.exact.tick import step as tick_step
 from akita.model.smt.pcpu import TickPCPU, TickVCPU
-from akita.proofs.exact_certificate import _cells, _same, check_certificate, \
-    check_intervals, shift
+from akita.proofs import exact_certificate
+from akita.proofs.exact_certificate import _cells, _Refused, _same, _starts, _tick, \
+    check_certificate, check_intervals, shift
 
 LIMITS = Limits(states=200_000, seconds=120)
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -199,3 +201,107 @@ def test_a_step_that_is_not_uniform_in_work_is_refused() -> None:
     check = check_intervals(pcpu, keys, step=wrong_step)
     assert not check.accepted and "not uniform" in check.reason, check.reason
     assert not check_certificate(pcpu, keys, step=wrong_step).accepted
+
+
+# --- the re-check's own shortcuts (decisions 360-361) ----------------------------------
+
+
+def afresh(m: Machine, s: TickState, demands: Sequence[int]) -> tuple[
+        TickState, int, tuple[int, ...]]:
+    """The tick step under another name: the re-check then runs the tick afresh for each
+    arrival and each member rather than reusing one run (``step is tick_step``)."""
+    return tick_step(m, s, demands)
+
+
+@settings(max_examples=40, deadline=None)
+@given(small_pcpus())
+def test_one_run_of_the_tick_lands_where_runs_afresh_do(pcpu: TickPCPU) -> None:
+    """The start tick's reuse of a member's run (``_starts``) against the tick run afresh
+    for every arrival: from every certificate state's family, stepped (``_tick``) to the
+    tick before its next period start, the same families land, in the same order (or the
+    same refusal)."""
+    m = machine(pcpu)
+    lay = layout(m)
+    compared = 0
+    for key in certificate(pcpu):
+        state = lay.unpack(key)
+        layer = [(next(members(m, state)),
+                  tuple(h - w for w, h in zip(lay.field(state, "work"), lay.field(state, "most"))))]
+        while layer and not any((p + 1) % T == 0 for p, T in zip(layer[0][0].pos, m.period)):
+            layer = [after for family in layer for after in _tick(m, family, tick_step)]
+        for family in layer:
+            answers = []
+            for step in (tick_step, afresh):
+                try:
+                    answers.append([repr(f) for f in _starts(m, family, step)])
+                except _Refused as refused:
+                    answers.append([str(refused)])
+            assert answers[0] == answers[1]
+            compared += 1
+    assert compared
+
+
+def test_a_start_tick_that_reuses_the_wrong_run_is_refused() -> None:
+    """Negative control for the reuse: a start tick whose lowest member takes the top
+    member's run of the tick (the reuse keyed wrongly) lands on states the certificate
+    does not hold, and the re-check refuses where the right one accepts."""
+    pcpu = exact_example()
+    keys = list(explore(pcpu, LIMITS).states)
+    assert check_intervals(pcpu, keys).accepted
+    right = exact_certificate._into
+
+    def crossed(m: Machine, s: TickState, step: object) -> object:
+        into = right(m, s, tick_step)
+        top = right(m, shift(m, s, tuple(m.full)), tick_step)
+        return lambda demands: (top(demands)[0], into(demands)[1])
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(exact_certificate, "_into", crossed)
+        assert not check_intervals(pcpu, keys).accepted
+
+
+def test_a_tick_that_skips_a_lo_period_start_is_refused() -> None:
+    """Negative control for the tick's shortcut where no period starts (the state is kept
+    as it is): a wrong step that takes it also where only LO periods start, so a LO
+    job's arrival, its budget's refill and its new debt are lost; the re-check refuses
+    the certificate it accepts with the right step."""
+    pcpu = TickPCPU((TickVCPU("hi/0", True, 12, 2, 8, 0, 0),
+                     TickVCPU("lo/0", False, 6, 2, None, 1, 0)), Fraction(1, 2))
+    keys = list(explore(pcpu, LIMITS).states)
+    assert check_intervals(pcpu, keys).accepted
+
+    def skips_lo(m: Machine, s: TickState, demands: Sequence[int]) -> tuple[
+            TickState, int, tuple[int, ...]]:
+        ran = advance(m, s)
+        if all(p != 0 or not m.hi[i] for i, p in enumerate(ran.pos)):
+            return ranked_only(m, ran), ran.last, ()
+        state, shorts = arrive(m, ran, demands)
+        return state, ran.last, shorts
+
+    check = check_intervals(pcpu, keys, step=skips_lo)
+    assert not check.accepted, check.reason
+
+
+def ranked_only(m: Machine, ran: TickState) -> TickState:
+    """*ran* with its insertion ranks normalised and no period start."""
+    now = m.n + 2
+    return attrs.evolve(ran, ins=ranks(ran.ins, ran.work, now))
+
+
+def test_the_collector_is_restored_as_it_was() -> None:
+    """The re-check pauses the cyclic collector and gives it back as it found it, on
+    and off, also when it refuses (the certificate without its initial states)."""
+    pcpu = exact_example()
+    reached = explore(pcpu, LIMITS)
+    keys = list(reached.states)
+    without_initial = [k for k in keys if k not in set(reached.initial)]
+    was = gc.isenabled()
+    try:
+        for enabled in (True, False):
+            (gc.enable if enabled else gc.disable)()
+            assert check_intervals(pcpu, keys).accepted
+            assert gc.isenabled() == enabled
+            assert not check_intervals(pcpu, without_initial).accepted
+            assert gc.isenabled() == enabled
+    finally:
+        (gc.enable if was else gc.disable)()
