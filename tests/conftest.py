@@ -4,16 +4,11 @@
 property) or ``dev`` (fast: 30).  Unset, it is ``ci`` where the ``CI``
 variable is set (``.ci/run`` sets both) and ``dev`` elsewhere.  Both are
 derandomized, so a run is reproducible whatever the machine.
-
-The session's proof outcomes live here, and under ``.ci/run``'s ``--dist
-loadgroup`` the hook that groups and orders the tests for the workers
-(:mod:`distribution`).
 """
 
 import os
 
 import pytest
-from distribution import distribute
 from hypothesis import HealthCheck, settings
 
 _QUIET = [HealthCheck.too_slow]
@@ -44,11 +39,3 @@ class _Outcomes(dict):
 def outcomes():
     """name -> the outcome of discharging that obligation (shared by every test)."""
     return _Outcomes()
-
-
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the xdist_group marks
-def pytest_collection_modifyitems(config, items):
-    """Under ``--dist loadgroup`` (``.ci/run``), group and order the tests for the workers
-    (:mod:`distribution`); any other run keeps pytest's own order."""
-    if getattr(config.option, "loadgroup", False):
-        distribute(items)

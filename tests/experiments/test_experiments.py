@@ -74,12 +74,6 @@ def reproduce_all(out, *, tiny: bool):
     return out, status, dict(zip(EXPERIMENTS, caught))
 
 
-#: The tests of the ``--quick`` run share one worker of ``.ci/run`` (pytest-xdist's
-#: ``--dist loadgroup``), where that run is computed once; the tiny run's tests, grouped by
-#: module (tests/distribution.py), may run beside them on the other worker.
-QUICK = pytest.mark.xdist_group("experiments-quick")
-
-
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory):
     """``reproduce all --quick``, as shipped (the long tier)."""
@@ -97,8 +91,7 @@ def results(quick_run):
     return quick_run[:2]
 
 
-@pytest.fixture(scope="module",
-                params=["tiny", pytest.param("quick", marks=[pytest.mark.long, QUICK])])
+@pytest.fixture(scope="module", params=["tiny", pytest.param("quick", marks=pytest.mark.long)])
 def drawn(request):
     """Every figure drawn, by experiment: at the tiny spans (the fast tier) and at the
     ``--quick`` spans (the long tier)."""
@@ -128,7 +121,6 @@ def written_claims(out, status, name) -> list[str]:
     return [c["verdict"] for c in doc["claims"]]
 
 
-@QUICK
 @pytest.mark.long
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_claims_come_out_as_documented(results, name):
@@ -219,7 +211,6 @@ def test_legends_cover_no_data(figures):
 # deadlines, ties to host order), fig5's memcached ran at 15% of the pCPU.
 
 
-@QUICK
 @pytest.mark.long
 def test_fig7_gives_each_lo_vm_between_10_and_20_percent_beside_the_hi_vm_at_50(results):
     out, _ = results
@@ -256,7 +247,6 @@ def test_fig5_runs_memcached_at_the_papers_load_beside_staggered_lookbusy_vms():
     assert len({vm.workload.offset for vm in host.vms if not vm.is_hi}) == 3
 
 
-@QUICK
 @pytest.mark.long
 @pytest.mark.rule("R3", "R7")
 def test_fig5_akita_tail_grows_with_budgets_enforced_and_the_note_says_why(results):
@@ -308,7 +298,6 @@ def test_the_hosts_of_the_papers_testbed_draw_their_phases_from_the_seed():
         assert example_host(name).options.phases == "seeded", name
 
 
-@QUICK
 @pytest.mark.long
 def test_fig4_rpc_latency_is_the_exact_mean_and_orders_the_periods(results):
     out, _ = results
@@ -335,7 +324,6 @@ def test_mean_rtt_is_exact_and_counts_only_the_jobs_from_since_on(tmp_path):
     assert mean_rtt(trace, "nobody") is None
 
 
-@QUICK
 @pytest.mark.long
 def test_flexcore_runs_every_approach_to_completion(results):
     """Every program finishes under every approach and host policy, and ballooning changed
