@@ -33,7 +33,6 @@ the answer kept for it this boot (:func:`remember`, :func:`recall`).
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -58,7 +57,6 @@ _BOOT_ID = Path("/proc/sys/kernel/random/boot_id")
 
 Written = Literal["written", "unwritten", "unknown"]
 
-_SWITCH = re.compile(r"\[(\d+)\][^:]*\s[\d.]+: sched_switch: .*prev_pid=(\d+) .*next_pid=(\d+) ")
 _CHILD = ("import os, sys, time\n"
           "os.sched_setaffinity(0, {int(sys.argv[1])})\n"
           "for _ in range(int(sys.argv[2])):\n"
@@ -86,16 +84,16 @@ class IdleExits:
 
 
 def count(text: str, cpus: Sequence[int]) -> dict[int, IdleExits]:
-    """Switches into idle (``next_pid=0``) and out of it (``prev_pid=0``) per CPU of *text*."""
+    """Switches into idle and out of it per CPU of *text*, a capture read by the project's
+    own reader (:func:`akita.trace.ftrace.sched_events`: the idle task is ``None``)."""
+    from akita.trace.ftrace import sched_events
+
     entries = dict.fromkeys(cpus, 0)
     exits = dict.fromkeys(cpus, 0)
-    for line in text.splitlines():
-        m = _SWITCH.search(line)
-        if m is None or int(m.group(1)) not in entries:
-            continue
-        cpu = int(m.group(1))
-        exits[cpu] += m.group(2) == "0"
-        entries[cpu] += m.group(3) == "0"
+    for e in sched_events(text.splitlines()):
+        if e.kind == "switch" and e.cpu in entries:
+            exits[e.cpu] += e.prev is None
+            entries[e.cpu] += e.next is None
     return {cpu: IdleExits(cpu, entries[cpu], exits[cpu]) for cpu in cpus}
 
 
@@ -161,19 +159,24 @@ def _boot_id() -> str:
         return ""
 
 
+def _kept(known: Path) -> dict[str, str]:
+    """The answers *known* keeps for this boot (none if another boot's, or unreadable)."""
+    try:
+        doc = json.loads(known.read_text())
+        return dict(doc["cpus"]) if doc.get("boot_id") == _boot_id() else {}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}
+
+
 def recall(found: Mapping[int, IdleExits], *, known: Path = KNOWN) -> dict[int, Written]:
     """Each CPU of *found* told: the probe's answer, or where it is ``unknown``, the one
     kept for that CPU this boot (``unknown`` if none, or the file unreadable)."""
-    try:
-        doc = json.loads(known.read_text())
-        kept = doc["cpus"] if doc.get("boot_id") == _boot_id() else {}
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        kept = {}
+    kept = _kept(known)
     told: dict[int, Written] = {}
     for cpu, seen in found.items():
         answer = seen.written
         if answer == "unknown" and kept.get(str(cpu)) in ("written", "unwritten"):
-            answer = kept[str(cpu)]
+            answer = "written" if kept[str(cpu)] == "written" else "unwritten"
         told[cpu] = answer
     return told
 
@@ -183,18 +186,13 @@ def remember(found: Mapping[int, IdleExits], *, known: Path = KNOWN) -> None:
     leaves the next run to probe again)."""
     from akita.atomic import write_atomic
 
-    told = {cpu: seen.written for cpu, seen in found.items() if seen.written != "unknown"}
+    told = {str(cpu): seen.written for cpu, seen in found.items() if seen.written != "unknown"}
     if not told:
         return
-    boot = _boot_id()
-    try:
-        doc = json.loads(known.read_text())
-        kept = dict(doc["cpus"]) if doc.get("boot_id") == boot else {}
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        kept = {}
-    kept.update({str(cpu): answer for cpu, answer in told.items()})
+    kept = {**_kept(known), **told}
     try:
         known.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(known, json.dumps({"boot_id": boot, "cpus": kept}, sort_keys=True) + "\n")
+        write_atomic(known, json.dumps({"boot_id": _boot_id(), "cpus": kept},
+                                       sort_keys=True) + "\n")
     except OSError:
         pass

@@ -199,6 +199,14 @@ def parse_attach(attach: Sequence[str], host: Host) -> dict[str, int]:
     return found
 
 
+def _choose(pcpus: int) -> list[int]:
+    """The pCPUs' CPUs when ``--cpus`` is not given: probed, then ranked
+    (:func:`.idle_exits.choose_cpus`); what the probe told is kept for the boot."""
+    seen = idle_exits.probe(sorted(cpuset._online()))
+    idle_exits.remember(seen)
+    return idle_exits.choose_cpus(pcpus, idle_exits.recall(seen))
+
+
 def _vcpu_states(host: Host, phases: Mapping[str, int], tids: Mapping[str, int]
                  ) -> list[VcpuState]:
     placement = first_fit(host)
@@ -291,10 +299,7 @@ def run_host(host: Host, *, attach: Mapping[str, int], cpus: Sequence[int] | Non
     out_dir.mkdir(parents=True, exist_ok=True)
     cpuset.remove_stale()
     tracefs.remove_stale()
-    seen = idle_exits.probe(sorted(cpuset._online()))
-    idle_exits.remember(seen)
-    chosen = (list(cpus) if cpus is not None
-              else idle_exits.choose_cpus(host.pcpus, idle_exits.recall(seen)))
+    chosen = list(cpus) if cpus is not None else _choose(host.pcpus)
     ledger = Ledger(out_dir / ".akita-linux-ledger.json")
     ledger.save()
     watchdog = _start_watchdog(ledger)

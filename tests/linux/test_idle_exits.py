@@ -28,8 +28,8 @@ def test_a_cpu_that_writes_no_switch_out_of_idle_is_told_apart():
     # switches out of idle unwritten (the shape this machine's CPU 1 gives).
     lines = []
     for k in range(SLEEPS // 2):
-        lines += [_switch(0, 50, 0, 10 * k), _switch(0, 0, 50, 10 * k + 5),
-                  _switch(1, 60, 0, 10 * k + 1)]
+        lines += [_switch(0, 50, 0, 10 * k), _switch(1, 60, 0, 10 * k + 1),
+                  _switch(0, 0, 50, 10 * k + 5)]  # in time order, as a capture is
     lines.append("          <idle>-0       [001] dNh2. 100.000900: sched_wakeup: comm=x pid=60 "
                  "prio=120 target_cpu=001")
     seen = count("\n".join(lines), [0, 1])
