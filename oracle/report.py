@@ -12,8 +12,9 @@ A trace in which the oracle judged no decision (no ``dispatch`` or
 could have found wrong.  A trace with no violation shown but findings
 withheld because holes in it explain them (lost events,
 :mod:`akita.oracle.oracle`) is *unconfirmed*, never conformant either: what
-was withheld may have been a real violation, and the trace cannot say.  An event the oracle cannot read raises
-:class:`~.errors.TraceError` located at its line.
+was withheld may have been a real violation, and the trace cannot say.  An
+event the oracle cannot read raises :class:`~.errors.TraceError` located at
+its line.
 """
 
 from __future__ import annotations
