@@ -121,13 +121,13 @@ def conform_stream(host: Host, stream: IO[Any], options: ConformOptions | None =
         tally = fmt.tally()
         events = _kernel(trace, path, mapping, options, tally)
         default_reports = claims.reports or FTRACE_REPORTS
+    policy = options.policy or claims.policy or "akita"
     tolerance, source = options.tolerance, "given"
     if tolerance is None:
-        tolerance, source = default_tolerance(kernel=fmt.kernel)
+        tolerance, source = default_tolerance(kernel=fmt.kernel, policy=policy)
     resolved = attrs.evolve(options, end=end, tolerance=tolerance,
                             reports=default_reports if options.reports is None
-                            else options.reports,
-                            policy=options.policy or claims.policy or "akita")
+                            else options.reports, policy=policy)
     report = conform(host, events, resolved, path=path, progress=progress,
                      tick_ns=claims.tick_ns, phases=phases, tolerance_source=source,
                      timeline=timeline, resync=fmt.kernel, unit=fmt.unit)

@@ -31,20 +31,43 @@ Every deviation the tolerance accepts is still counted, by rule, with the
 largest (:attr:`akita.oracle.report.ConformanceReport.tolerated`), and the
 verdict states the tolerance and where it came from.  ``--tolerance`` sets
 another.
+
+A capture of Akita on Linux (the ``akita-linux`` rule set, :mod:`akita.linux`)
+is judged against :data:`AKITA_LINUX_TOLERANCE_NS` = 1 ms instead: its
+deviations are the kernel's scheduling latency *plus* the controller's
+reaction, which a scheduler inside the kernel would not have.  The
+controller is a user-space process on another CPU: it sees ``C_opt`` reached
+by reading the kernel's account (a timer, then ``/proc/<tid>/schedstat``),
+and carries out a mode switch by one ``sched_setattr`` per vCPU of the pCPU,
+25-130 us each on this machine (nested virtualisation: each may cost an IPI
+to the pCPU); a HI vCPU runs in HI mode only after every LO vCPU has left
+the deadline class.  Measured on this machine (docs/linux.rst, "Tolerance";
+decision 349), the smallest tolerance of the ladder 500, 600, 700, 800 us, 1 ms
+at which each of 20 correct captures was conformant was 500 us for 11 of them,
+600 us for 4, 700 us for 2 and 800 us for 3; 1 ms leaves 200 us above the
+largest.  Every wrong controller is still named at 1 ms, by violations that
+last tens of milliseconds.
 """
 
 from __future__ import annotations
 
-__all__ = ["KERNEL_TOLERANCE_NS", "EXACT_TOLERANCE_NS", "default_tolerance"]
+__all__ = ["KERNEL_TOLERANCE_NS", "EXACT_TOLERANCE_NS", "AKITA_LINUX_TOLERANCE_NS",
+           "default_tolerance"]
 
 #: The default for kernel and hypervisor traces (ftrace, trace-cmd, systrace, xentrace).
 KERNEL_TOLERANCE_NS = 500_000
 #: The default for JSON Lines traces (discrete-event implementations): exact.
 EXACT_TOLERANCE_NS = 0
+#: The default for the ``akita-linux`` rule set: the kernel's latency plus the controller's.
+AKITA_LINUX_TOLERANCE_NS = 1_000_000
 
 
-def default_tolerance(kernel: bool) -> tuple[int, str]:
-    """The default tolerance (ns) for a kernel trace or a JSON Lines one, and its source."""
+def default_tolerance(kernel: bool, policy: str = "akita") -> tuple[int, str]:
+    """The default tolerance (ns) for a kernel trace or a JSON Lines one judged by the rule
+    set *policy*, and its source."""
+    if kernel and policy == "akita-linux":
+        return AKITA_LINUX_TOLERANCE_NS, ("default for akita-linux: measured scheduling "
+                                          "latency plus the controller's reaction")
     if kernel:
         return KERNEL_TOLERANCE_NS, "default for kernel traces: measured scheduling latency"
     return EXACT_TOLERANCE_NS, "default for JSON Lines: exact"

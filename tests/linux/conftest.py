@@ -6,7 +6,15 @@ from typing import Iterator
 
 import pytest
 
-from standins import Standins, standin_binary
+from standins import Standins, remove_built, standin_binary
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _built_standins_removed() -> Iterator[None]:
+    """The stand-ins are compiled once per session into a directory of their own, removed
+    at its end."""
+    yield
+    remove_built()
 
 
 def _missing() -> str | None:

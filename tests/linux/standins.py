@@ -39,6 +39,13 @@ def vcpu_thread_binary() -> Path | None:
     return _BUILT["vcpu_thread"]
 
 
+def remove_built() -> None:
+    """Remove the compiled stand-ins' directories (the session's end)."""
+    for binary in _BUILT.values():
+        shutil.rmtree(binary.parent, ignore_errors=True)
+    _BUILT.clear()
+
+
 def mono() -> int:
     return time.clock_gettime_ns(time.CLOCK_MONOTONIC)
 

@@ -68,7 +68,7 @@ def test_a_qemu_like_vcpu_thread_is_run_by_the_rules_and_its_process_left_alone(
         done = subprocess.run([*AKITA, "conform", str(out / "host.toml"),
                                str(out / "trace.txt"), "--json"], capture_output=True,
                               text=True, timeout=300)
-        assert done.returncode in (0, 1), done.stderr
+        assert done.returncode in (0, 1, 3), done.stderr  # 3: unconfirmed, a failed attempt
         report = json.loads(done.stdout)
         assert report["policy"] == "akita-linux" and report["decisions"] > 50
         if report["verdict"] == "conformant":

@@ -38,7 +38,7 @@ def _linux(tmp: Path, guests: tuple[dict[str, int], int], *extra: str, seconds: 
 def _conform(tmp: Path, *extra: str) -> dict:
     done = subprocess.run([*AKITA, "conform", str(tmp / "host.toml"), str(tmp / "trace.txt"),
                            "--json", *extra], capture_output=True, text=True, timeout=300)
-    assert done.returncode in (0, 1), done.stderr
+    assert done.returncode in (0, 1, 3), done.stderr  # 3: unconfirmed, a failed attempt
     return json.loads(done.stdout)
 
 
@@ -49,7 +49,7 @@ def _rules(report: dict) -> set[str]:
 @pytest.mark.rule("R2", "R4", "R5", "R6", "R7", "R8", "R9")
 def test_a_correct_run_conforms_to_akita_linux_and_not_to_akita(tmp_path, standins):
     """On this shared machine the controller is now and then late by more than the
-    tolerance (bench/README.md: 8 of 10 runs conformant, five of 10 s and five of 3 s);
+    tolerance (bench/README.md: 29 of 30 runs conformant at the 1 ms default, decision 349);
     up to three runs are made, each judged, and one must be conformant -- every failed one
     is shown."""
     failed = []

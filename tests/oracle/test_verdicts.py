@@ -16,7 +16,8 @@ import pytest
 from akita.model import VM, Criticality, Host, SchedulerOptions
 from akita.oracle import TraceError, conform, conform_stream
 from akita.oracle.placement import LOOKAHEAD, look_ahead, trace_placement
-from akita.oracle.tolerance import KERNEL_TOLERANCE_NS, default_tolerance
+from akita.oracle.tolerance import (AKITA_LINUX_TOLERANCE_NS, KERNEL_TOLERANCE_NS,
+                                   default_tolerance)
 
 MS, US = 1_000_000, 1_000
 DECIDED = ("dispatch", "idle")
@@ -69,6 +70,26 @@ def test_kernel_traces_default_to_a_measured_latency_and_json_lines_to_exact():
     assert report.tolerance_source.startswith("default for kernel traces")
     exact = conform_stream(host, io.StringIO(text), tolerance=0)
     assert exact.verdict == "violations" and exact.tolerance_source == "given"
+
+
+def test_an_akita_linux_capture_defaults_to_the_latency_plus_the_controllers_reaction():
+    """Decision 349: the akita-linux rule set's default is its own measured figure; the same
+    capture judged by Akita's rules keeps the kernel default."""
+    assert default_tolerance(kernel=True, policy="akita-linux")[0] == AKITA_LINUX_TOLERANCE_NS
+    assert AKITA_LINUX_TOLERANCE_NS > KERNEL_TOLERANCE_NS
+    assert default_tolerance(kernel=False, policy="akita-linux")[0] == 0  # JSON Lines: exact
+    host = Host(1, [lo("a")], options=SYNC, trace_map=(("4242", "a/0"),))
+    text = ("# akita-linux capture: policy=akita-linux reports=dispatch,idle tick=4000000\n"
+            "a-4242 [000] d..2. 1.000000: sched_wakeup: comm=a pid=4242 prio=120 "
+            "target_cpu=000\n"
+            "b-7 [000] d..2. 1.000700: sched_switch: prev_comm=b prev_pid=7 prev_prio=120 "
+            "prev_state=S ==> next_comm=a next_pid=4242 next_prio=120\n")
+    report = conform_stream(host, io.StringIO(text))
+    assert report.policy == "akita-linux" and report.tolerance == AKITA_LINUX_TOLERANCE_NS
+    assert report.tolerance_source.startswith("default for akita-linux")
+    assert report.verdict == "conformant"
+    strict = conform_stream(host, io.StringIO(text), policy="akita")
+    assert strict.tolerance == KERNEL_TOLERANCE_NS and strict.verdict == "violations"
 
 
 # -- placement from the trace ----------------------------------------------------------------

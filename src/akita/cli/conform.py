@@ -23,7 +23,7 @@ from akita.oracle import (
 from akita.oracle.options import ConformOptions
 from akita.oracle.placement import PlacementMode
 from akita.oracle.report import ConformanceReport
-from akita.oracle.tolerance import KERNEL_TOLERANCE_NS
+from akita.oracle.tolerance import AKITA_LINUX_TOLERANCE_NS, KERNEL_TOLERANCE_NS
 from akita.trace.formats import FORMATS, format_names
 from akita.trace.ftrace import parse_seconds
 
@@ -50,7 +50,9 @@ __all__ = ["conform"]
 @click.option("--tolerance", "tolerance_text", default=None,
               help="How late (or by how much) an implementation may differ, e.g. 20us "
                    f"(default: 0ns for JSON Lines, {format_duration(KERNEL_TOLERANCE_NS)} for "
-                   "kernel and hypervisor traces, a measured scheduling latency).")
+                   "kernel and hypervisor traces, a measured scheduling latency; "
+                   f"{format_duration(AKITA_LINUX_TOLERANCE_NS)} for the akita-linux rule set, "
+                   "that plus the controller's measured reaction).")
 @click.option("--placement", type=click.Choice(["first-fit", "trace"]), default=None,
               help="Where each vCPU belongs: first fit's pCPU (R12 judged), or the pCPU of its "
                    "first event in the trace (R12 checks migrations only). Default: the host "
