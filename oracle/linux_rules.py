@@ -96,6 +96,37 @@ L9 (R3: the CBS's wake-up rule for a constrained deadline)
    deadline ``t + floor(x T)``, which this variant does not apply: the
    vCPU keeps its key).
 
+L10 (R2, R3, R4: the CBS's rule for a LO vCPU's implicit deadline)
+   The kernel keeps its own deadline ``d`` and runtime ``r`` for a LO vCPU
+   in the deadline class, which leave R2's grid (``update_dl_entity``,
+   ``replenish_dl_entity`` and ``enqueue_dl_entity``'s ``ENQUEUE_RESTORE``
+   case, kernel/sched/deadline.c; ``D = P = T``):
+
+   * at its joining at ``s``, runnable: ``d = s + T``, ``r = C_opt``, unless
+     an earlier stay in the class left a deadline not yet passed (it keeps
+     that ``d`` and ``r``); asleep, at its next wake (below);
+   * at a wake at ``t``: a new period ``d = t + T``, ``r = C_opt`` if ``d <=
+     t`` or ``r T > C_opt (d - t)`` (its bandwidth would be exceeded); else
+     ``d`` and ``r`` are kept;
+   * running, ``r`` is spent; spent, the vCPU is throttled until ``d`` (or
+     until it was spent, if later), where ``d += T`` and ``r += C_opt`` --
+     with what it overran (L4) carried -- and if ``d`` is then still past, a
+     new period from that instant;
+   * nothing happens at R2's period start of a vCPU in the class.
+
+   LO mode then runs the vCPUs in the class by the kernel's ``d`` (a HI
+   vCPU's is its virtual deadline, L7-L9), each while its ``r`` lasts:
+   a LO vCPU that woke above its bandwidth may be passed by one whose R2
+   deadline is later (the capture finding of decision 311), and may run
+   past its R2 budget on the new period's runtime.  ``r`` is counted from
+   the trace's run times; within the tolerance of spent it may run and
+   need not (L5), and a replenishment is applied at ``d`` whenever at most
+   the tolerance is left (the kernel would throttle it there within the
+   tolerance).  A vCPU outside the class (HI mode) keeps what it had, as
+   the kernel does, until it rejoins.  :data:`LO_RULES` names the rule the
+   oracle applies; ``"grid"`` is the deliberately wrong one, R2's grid for
+   LO vCPUs too (this rule set before L10).
+
 Everything else is Akita's: R2 (budgets, deadlines, virtual deadlines on
 the period grid), R4 (LO mode: earliest key first, among active vCPUs in
 the deadline class), R5, R8, R9 (checked from the controller's marks), R11,
@@ -105,14 +136,13 @@ R12.  A pCPU's "may idle" is written ``None`` among the allowed choices.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
+
+import attrs
 
 from .shadow import Choice, ShadowCPU, ShadowVCPU, _tier
 
-if TYPE_CHECKING:
-    pass
-
-__all__ = ["LinuxRules", "POLICY", "DEFAULT_TICK_NS", "WAKEUP_RULES"]
+__all__ = ["LinuxRules", "Server", "POLICY", "DEFAULT_TICK_NS", "WAKEUP_RULES", "LO_RULES"]
 
 #: The rule set's name (``akita conform --policy akita-linux``).
 POLICY = "akita-linux"
@@ -121,15 +151,35 @@ DEFAULT_TICK_NS = 10_000_000
 #: L9's wake-up rule for a constrained deadline: the kernel's (``"revised"``), and the
 #: deliberately wrong one (``"new-period"``) that a real capture must refute.
 WAKEUP_RULES = ("revised", "new-period")
+#: L10's rule for a LO vCPU's implicit deadline: the kernel's CBS (``"cbs"``), and the
+#: deliberately wrong one (``"grid"``: R2's period grid) that a real capture must refute.
+LO_RULES = ("cbs", "grid")
 
 __rules__ = {
     "R3": ("LinuxRules.ran_out", "LinuxRules.revised_wakeup", "LinuxRules.cut_off"),
     "R4": ("LinuxRules.allowed",),
     "R6": ("LinuxRules.allowed",),
     "R7": ("LinuxRules.allowed", "LinuxRules.to_hi"),
-    "R2": ("LinuxRules.period_start", "LinuxRules.pass_virtual_deadlines"),
+    "R2": ("LinuxRules.period_start", "LinuxRules.pass_virtual_deadlines", "LinuxRules.join",
+           "LinuxRules.cbs_wakeup", "LinuxRules.replenish"),
     "R5": ("LinuxRules.claimed_ask", "LinuxRules.woke"),
 }
+
+
+@attrs.define
+class Server:
+    """L10: the kernel's CBS for a LO vCPU in the deadline class.
+
+    :ivar deadline: its absolute deadline ``d`` (ns).
+    :ivar runtime: its runtime ``r`` (ns) when it had run :attr:`at` ns in all.
+    :ivar at: the vCPU's run time (:attr:`LinuxRules.ran`) when :attr:`runtime` was set.
+    :ivar out: when :attr:`runtime` was last spent (the kernel throttles there), if it was.
+    """
+
+    deadline: int
+    runtime: int
+    at: int
+    out: int | None = None
 
 
 def _fifo(v: ShadowVCPU) -> tuple[int, int]:
@@ -142,6 +192,8 @@ class LinuxRules:
 
     #: L9's rule (one of :data:`WAKEUP_RULES`).
     wakeup_rule = "revised"
+    #: L10's rule (one of :data:`LO_RULES`).
+    lo_rule = "cbs"
 
     def __init__(self, vcpus: Sequence[ShadowVCPU], tick_ns: int | None, slack: int) -> None:
         self.tick = DEFAULT_TICK_NS if tick_ns is None else tick_ns
@@ -165,10 +217,15 @@ class LinuxRules:
         #: each vCPU's last wake-up (L8: a HI vCPU asleep at its virtual deadline is moved
         #: out when it wakes).
         self.woke_at: dict[str, int] = {}
+        #: L10: each vCPU's run time so far (ns, from the trace), and each LO vCPU's CBS.
+        self.ran: dict[str, int] = {}
+        self.servers: dict[str, Server] = {}
 
     def period_start(self, v: ShadowVCPU, hi_mode: bool) -> None:
         """L3: a vCPU whose period starts in LO mode is (back) in the deadline class."""
         if not hi_mode:
+            if v.name in self.outside:
+                self.join(v, v.release)
             self.outside.discard(v.name)
             self.fifo.discard(v.name)
         self.exhausted.pop(v.name, None)
@@ -176,6 +233,86 @@ class LinuxRules:
         self.maybe_throttled.discard(v.name)
         self.past.discard(v.name)
         self.cut.pop(v.name, None)
+
+    # -- L10: the CBS of a LO vCPU ----------------------------------------------------------
+
+    def _cbs(self, v: ShadowVCPU) -> bool:
+        """Whether L10 applies to *v*: a LO vCPU, under the kernel's rule."""
+        return not v.hi and self.lo_rule == "cbs"
+
+    def _server(self, v: ShadowVCPU) -> Server | None:
+        """*v*'s CBS if L10 applies and it is in the deadline class."""
+        if not self._cbs(v) or v.name in self.outside:
+            return None
+        return self.servers.get(v.name)
+
+    def _left(self, v: ShadowVCPU, server: Server) -> int:
+        return server.runtime - (self.ran.get(v.name, 0) - server.at)
+
+    def join(self, v: ShadowVCPU, s: int) -> None:
+        """L10: LO vCPU *v* (re)joins the deadline class at *s*; what it had outside it keeps
+        (:meth:`to_hi` froze it).  Runnable, a new period unless its deadline is still
+        ahead (``ENQUEUE_RESTORE``); asleep, its next wake decides (:meth:`cbs_wakeup`)."""
+        if not self._cbs(v):
+            return
+        ran = self.ran.get(v.name, 0)
+        server = self.servers.get(v.name)
+        if server is not None:
+            server.at = ran
+        if v.runnable and (server is None or server.deadline < s):
+            self.servers[v.name] = Server(s + v.period, v.c_opt, ran)
+
+    def cbs_wakeup(self, v: ShadowVCPU, t: int) -> None:
+        """L10: LO vCPU *v* in the deadline class wakes at *t*: a new period ``(t + T,
+        C_opt)`` if its deadline has passed or its runtime exceeds its bandwidth to it."""
+        if not self._cbs(v) or v.name in self.outside:
+            return
+        self.replenish(v, t)
+        server = self.servers.get(v.name)
+        if (server is None or server.deadline <= t
+                or self._left(v, server) * v.period > v.c_opt * (server.deadline - t)):
+            self.servers[v.name] = Server(t + v.period, v.c_opt, self.ran.get(v.name, 0))
+
+    def replenish(self, v: ShadowVCPU, t: int) -> None:
+        """L10: a spent runtime (at most the tolerance left) is replenished at the deadline,
+        or when it was spent if later, once *t* has reached it: ``d += T``, ``r +=
+        C_opt`` until ``r > 0``; a deadline still past then is a new period."""
+        server = self._server(v)
+        if server is None:
+            return
+        left = self._left(v, server)
+        at = max(server.deadline, server.deadline if server.out is None else server.out)
+        if left > self.slack or t < at:
+            return
+        deadline = server.deadline + v.period
+        left += v.c_opt
+        while left <= 0:
+            deadline += v.period
+            left += v.c_opt
+        if deadline < at:
+            deadline, left = at + v.period, v.c_opt
+        self.servers[v.name] = Server(deadline, left, self.ran.get(v.name, 0))
+
+    def charged(self, v: ShadowVCPU, ran: int, since: int) -> None:
+        """L10: *v* ran *ran* ns from *since* (past its R2 budget too, as the kernel counts);
+        when its CBS runtime was spent."""
+        before = self.ran.get(v.name, 0)
+        self.ran[v.name] = before + ran
+        server = self._server(v)
+        if server is not None:
+            left = server.runtime - (before - server.at)
+            if 0 < left <= ran:
+                server.out = since + left
+
+    def _budget(self, v: ShadowVCPU) -> int:
+        """What *v* may still run: its CBS runtime under L10, else its R2 budget."""
+        server = self._server(v)
+        return v.budget if server is None else self._left(v, server)
+
+    def _key(self, v: ShadowVCPU) -> int | Fraction:
+        """Its EDF key in the deadline class: its CBS deadline under L10, else R2's key."""
+        server = self._server(v)
+        return v.key if server is None else server.deadline
 
     def _past_due(self, v: ShadowVCPU, t: int) -> bool:
         """L8: *v* is a runnable HI vCPU in the deadline class that has not asked, more than
@@ -251,13 +388,19 @@ class LinuxRules:
         the controller moves it out (L8), within the tolerance of the wake."""
         self.woke_at[v.name] = t
         self.revised_wakeup(v, t)
+        self.cbs_wakeup(v, t)
         if v.hi and v.name not in self.outside and t > v.key + self.slack:
             self.throttled.add(v.name)
         elif v.hi and v.name not in self.outside and t >= v.key:
             self.maybe_throttled.add(v.name)
 
     def to_hi(self, cpu: ShadowCPU) -> None:
-        """L2, L3: at a switch to HI mode every vCPU of *cpu* leaves the deadline class."""
+        """L2, L3: at a switch to HI mode every vCPU of *cpu* leaves the deadline class,
+        a LO vCPU keeping its CBS's deadline and runtime as they are (L10)."""
+        for v in cpu.vcpus:
+            server = self._server(v)
+            if server is not None:
+                server.runtime, server.at = self._left(v, server), self.ran.get(v.name, 0)
         self.outside.update(v.name for v in cpu.vcpus)
         self.fifo.update(v.name for v in cpu.vcpus if v.hi)
         self.throttled.difference_update(v.name for v in cpu.vcpus)
@@ -282,6 +425,8 @@ class LinuxRules:
         moved out of the deadline class or not: the choices of each are allowed."""
         if hi_mode:
             return self._allowed(cpu, hi_mode, rules, t, self.throttled, self.outside)
+        for v in cpu.vcpus:
+            self.replenish(v, t)
         self.pass_virtual_deadlines(cpu, t)
         spent, nearly, late = self.cut_off(cpu)
         held = self.throttled | spent
@@ -307,10 +452,10 @@ class LinuxRules:
                 return [min(hi, key=_fifo)], "R6"
             return [None, *(v for v in runnable if not v.hi)], "R7"
         inside = [v for v in runnable if v.name not in outside]
-        active = [v for v in inside if v.budget > self.slack]
-        late = [*self._late(cpu, t), *(v for v in inside if 0 < v.budget <= self.slack)]
+        active = [v for v in inside if self._budget(v) > self.slack]
+        late = [*self._late(cpu, t), *(v for v in inside if 0 < self._budget(v) <= self.slack)]
         if active:
-            return [*_tier(active, lambda v: v.key, rules.tie), *late], "R4"
+            return [*_tier(active, self._key, rules.tie), *late], "R4"
         out = [v for v in runnable if v.name in outside]
         outside_hi = [v for v in out if v.name in self.fifo or v.name in outside - self.outside]
         if outside_hi:
@@ -322,7 +467,8 @@ class LinuxRules:
     def _late(self, cpu: ShadowCPU, t: int) -> list[ShadowVCPU | None]:
         """L4: the running vCPU, if its budget ran out less than a tick ago."""
         v = cpu.running
-        if v is None or not v.runnable or v.budget > self.slack:
+        if v is None or not v.runnable or self._budget(v) > self.slack:
             return []
-        out = self.exhausted.get(v.name)
+        server = self._server(v)
+        out = self.exhausted.get(v.name) if server is None else server.out
         return [v] if out is not None and t - out <= self.tick else []

@@ -516,6 +516,8 @@ class Oracle:
         if running is None or not running.runnable:
             return
         had = running.budget
+        if self.linux is not None:
+            self.linux.charged(running, ran, since)
         if running.run(ran, since) and still_runnable:
             self._ask(cpu, running, t)
         self.budgets.charged(cpu, running, had, ran, still_runnable)

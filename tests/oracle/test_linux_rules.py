@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
 from akita.model import load_host
-from akita.oracle.linux_rules import LinuxRules
+from akita.oracle.linux_rules import LinuxRules, Server
 from akita.oracle.shadow import Choice, ShadowVCPU
 from repo import EXAMPLES
 
@@ -175,12 +176,12 @@ def test_l9_a_period_start_restores_the_runtime():
 CAPTURE = EXAMPLES.parent / "tests" / "data" / "linux" / "fig5-memcached-wakeup.txt"
 
 
-def _judged(capsys: pytest.CaptureFixture[str]) -> dict:
+def _judged(capsys: pytest.CaptureFixture[str], capture: Path = CAPTURE) -> dict:
     import json
 
     from akita.cli import run
 
-    code = run(["conform", str(CAPTURE.with_suffix(".toml")), str(CAPTURE), "--json"])
+    code = run(["conform", str(capture.with_suffix(".toml")), str(capture), "--json"])
     report = json.loads(capsys.readouterr().out)
     assert code == (0 if report["verdict"] == "conformant" else 1)
     return report
@@ -195,3 +196,117 @@ def test_l9_a_real_capture_conforms_and_refutes_the_wrong_wakeup_rule(capsys, mo
     assert wrong["counts"] == {"R7": 1}
     (finding,) = wrong["violations"]
     assert finding["t"] == 49_586_000 and "memcached/0" in finding["text"]
+
+
+# -- L10: the CBS of a LO vCPU (implicit deadline) -------------------------------------------
+
+def _lo(rule: str = "cbs") -> tuple[LinuxRules, ShadowVCPU, ShadowVCPU]:
+    """fig5.toml's lookbusy1 and lookbusy2 (LO, C_opt 25 ms every 100 ms) in the deadline
+    class from t = 0, asleep there (their wakes decide, L10), under *rule*."""
+    host = load_host(EXAMPLES / "fig5.toml")
+    one, two = (ShadowVCPU(vm.all_vcpus()[0], 0, i, Fraction(1, 5))
+                for i, vm in enumerate(host.vms[1:3]))
+    rules = LinuxRules([one, two], 4 * MS, SLACK)
+    rules.lo_rule = rule
+    for v in (one, two):
+        v.start_period(0)
+        rules.period_start(v, False)
+    return rules, one, two
+
+
+@pytest.mark.rule("R2", "R4")
+def test_l10_a_lo_vcpu_waking_above_its_bandwidth_gets_a_new_period_and_grid_does_not():
+    """lookbusy1 runs 2.5 ms, blocks, wakes at 30 ms with 22.5 ms left and 70 ms to its
+    deadline: 22.5 x 100 > 25 x 70, so the kernel gives it (130 ms, 25 ms); lookbusy2, woken
+    at 10 ms (deadline 110 ms), runs first.  R2's grid (the wrong rule) runs lookbusy1."""
+    choice = Choice(False, False, False, None)
+    for rule, first in (("cbs", "lookbusy2/0"), ("grid", "lookbusy1/0")):
+        rules, one, two = _lo(rule)
+        one.runnable = True
+        rules.woke(one, 0)
+        rules.charged(one, 2_500_000, 0)
+        one.runnable = False
+        two.runnable = True
+        rules.woke(two, 10 * MS)
+        one.runnable = True
+        rules.woke(one, 30 * MS)
+        options, rule_name = rules.allowed(_cpu(one, two), False, choice, 30 * MS)
+        assert [v.name for v in options if v is not None][:1] == [first] and rule_name == "R4"
+    assert rules.lo_rule == "grid" and "lookbusy1/0" not in rules.servers
+    rules, one, _ = _lo()
+    one.runnable = True
+    rules.woke(one, 0)
+    rules.charged(one, 2_500_000, 0)
+    rules.woke(one, 30 * MS)
+    assert rules.servers["lookbusy1/0"] == Server(130 * MS, 25 * MS, 2_500_000)
+
+
+@pytest.mark.rule("R2")
+def test_l10_a_wake_within_its_bandwidth_keeps_deadline_and_runtime():
+    rules, one, _ = _lo()
+    one.runnable = True
+    rules.woke(one, 0)
+    rules.charged(one, 20 * MS, 0)  # 5 ms left, 70 ms to go at 30 ms: 5 x 100 <= 25 x 70
+    rules.woke(one, 30 * MS)
+    assert rules.servers["lookbusy1/0"].deadline == 100 * MS
+    assert rules._budget(one) == 5 * MS
+
+
+@pytest.mark.rule("R3")
+def test_l10_a_spent_runtime_is_replenished_at_the_deadline_with_the_overrun_carried():
+    rules, one, two = _lo()
+    one.runnable = two.runnable = True
+    rules.woke(one, 0)
+    rules.charged(one, 26 * MS, 0)  # a tick-late throttle (L4): 1 ms overrun, spent at 25 ms
+    assert rules.servers["lookbusy1/0"].out == 25 * MS
+    choice = Choice(False, False, False, None)
+    options, _ = rules.allowed(_cpu(one, two), False, choice, 99 * MS)
+    assert one not in options  # throttled until its deadline (L1)
+    rules.allowed(_cpu(one, two), False, choice, 100 * MS)
+    assert rules.servers["lookbusy1/0"] == Server(200 * MS, 24 * MS, 26 * MS)
+
+
+@pytest.mark.rule("R3")
+def test_l10_spent_past_its_deadline_a_new_period_from_then():
+    rules, one, _ = _lo()
+    one.runnable = True
+    rules.woke(one, 0)
+    rules.charged(one, 10 * MS, 0)
+    rules.charged(one, 15 * MS, 215 * MS)  # spent at 230 ms, its deadline + T long past
+    rules.replenish(one, 230 * MS)
+    assert rules.servers["lookbusy1/0"] == Server(330 * MS, 25 * MS, 25 * MS)
+
+
+@pytest.mark.rule("R2")
+def test_l10_outside_the_class_a_lo_vcpu_keeps_its_cbs_until_it_rejoins():
+    rules, one, _ = _lo()
+    one.runnable = True
+    rules.woke(one, 0)
+    rules.charged(one, 5 * MS, 0)
+    rules.to_hi(_cpu(one))  # HI mode: SCHED_OTHER, 20 ms of runtime kept
+    rules.charged(one, 30 * MS, 5 * MS)  # run as SCHED_OTHER: not the CBS's
+    rules.join(one, 90 * MS)  # rejoins runnable before its deadline: kept
+    rules.outside.discard("lookbusy1/0")
+    assert rules._budget(one) == 20 * MS and rules._key(one) == 100 * MS
+    rules.to_hi(_cpu(one))
+    rules.join(one, 300 * MS)  # its deadline long past: a new period
+    rules.outside.discard("lookbusy1/0")
+    assert rules.servers["lookbusy1/0"] == Server(400 * MS, 25 * MS, 35 * MS)
+
+
+#: The first 109 ms of a real capture (``akita linux examples/fig5.toml --seconds 10 --seed
+#: 2``: real memcached and three lookbusy programs, load average about 5): lookbusy3 woke
+#: at 87.439 ms with 22.425 ms of runtime left, 83.468 ms before its R2 deadline; above its
+#: bandwidth, it got the deadline 187.439 ms and lookbusy2 (173.108 ms) ran on (L10).
+CBS_CAPTURE = CAPTURE.with_name("fig5-lo-cbs-wakeup.txt")
+
+
+@pytest.mark.rule("R2", "R4")
+def test_l10_a_real_capture_conforms_and_refutes_r2s_grid_for_lo_vcpus(capsys, monkeypatch):
+    report = _judged(capsys, CBS_CAPTURE)
+    assert report["verdict"] == "conformant" and report["decisions"] > 800
+    monkeypatch.setattr(LinuxRules, "lo_rule", "grid")
+    wrong = _judged(capsys, CBS_CAPTURE)
+    assert wrong["counts"] == {"R10": 1}
+    (finding,) = wrong["violations"]
+    assert finding["t"] == 87_439_000 and "lookbusy3/0" in finding["text"]
