@@ -89,10 +89,11 @@ VARIANTS: tuple[str, ...] = ("correct", *(v.name_on(LINUX) for v in carried_by(L
 FIFO_TOP = 50
 #: The shortest re-check of a HI vCPU's consumption (ns): the polling's floor.
 MIN_CHECK_NS = 100_000
-#: The controller sleeps until this long (ns) before its next timer and spins the rest: a
-#: sleeping task's wake-up on this nested machine is 100-700 us late, which made a vCPU's
-#: joining the deadline class (and so its first dispatch) late past the oracle's tolerance
-#: (measured: decision 348).
+#: Before a period start (a vCPU joining the deadline class, R8's cooling) the controller
+#: sleeps until this long (ns) before it and spins the rest: a sleeping task's wake-up on this
+#: nested machine is 100-700 us late, which made a vCPU's joining (and so its first dispatch)
+#: late past the oracle's tolerance.  Only there: spinning before every timer (R5's checks
+#: come every 100 us near ``C_opt``) took the spare CPU from the guests' client (decision 348).
 SPIN_NS = 1_000_000
 
 __rules__ = {
@@ -200,13 +201,14 @@ class Controller:
     def run(self, until: int) -> None:
         """Carry out the rules until mono time *until* (ns)."""
         while True:
-            at = self._timers[0][0] if self._timers else until
+            at, kind = (self._timers[0][0], self._timers[0][2]) if self._timers else (until, "")
             now = self.clock()
             if now >= until:
                 return
-            if at > now:  # sleep to SPIN_NS before the instant, then spin (re-read the clock)
-                if min(at, until) - now > SPIN_NS:
-                    self.sleep((min(at, until) - now - SPIN_NS) / 1e9)
+            if at > now:  # before a period start: sleep to SPIN_NS before it, then spin
+                lead = SPIN_NS if kind == "period" else 0
+                if min(at, until) - now > lead:
+                    self.sleep((min(at, until) - now - lead) / 1e9)
                 continue
             self.step(now)
 

@@ -107,7 +107,9 @@ L10 (R2, R3, R4: the CBS's rule for a LO vCPU's implicit deadline)
      that ``d`` and ``r``); asleep, at its next wake (below);
    * at a wake at ``t``: a new period ``d = t + T``, ``r = C_opt`` if ``d <=
      t`` or ``r T > C_opt (d - t)`` (its bandwidth would be exceeded); else
-     ``d`` and ``r`` are kept;
+     ``d`` and ``r`` are kept (a capture's first switch to a vCPU it never
+     saw woken is no wake: runnable since before the capture, it has the
+     CBS of its joining);
    * running, ``r`` is spent; spent, the vCPU is throttled until ``d`` (or
      until it was spent, if later), where ``d += T`` and ``r += C_opt`` --
      with what it overran (L4) carried -- and if ``d`` is then still past, a
@@ -220,6 +222,8 @@ class LinuxRules:
         #: L10: each vCPU's run time so far (ns, from the trace), and each LO vCPU's CBS.
         self.ran: dict[str, int] = {}
         self.servers: dict[str, Server] = {}
+        #: L10: when each LO vCPU last joined the class (its first sighting may come later).
+        self.joined: dict[str, int] = {}
 
     def period_start(self, v: ShadowVCPU, hi_mode: bool) -> None:
         """L3: a vCPU whose period starts in LO mode is (back) in the deadline class."""
@@ -255,6 +259,7 @@ class LinuxRules:
         ahead (``ENQUEUE_RESTORE``); asleep, its next wake decides (:meth:`cbs_wakeup`)."""
         if not self._cbs(v):
             return
+        self.joined[v.name] = s
         ran = self.ran.get(v.name, 0)
         server = self.servers.get(v.name)
         if server is not None:
@@ -262,10 +267,19 @@ class LinuxRules:
         if v.runnable and (server is None or server.deadline < s):
             self.servers[v.name] = Server(s + v.period, v.c_opt, ran)
 
-    def cbs_wakeup(self, v: ShadowVCPU, t: int) -> None:
+    def cbs_wakeup(self, v: ShadowVCPU, t: int, first: bool = False) -> None:
         """L10: LO vCPU *v* in the deadline class wakes at *t*: a new period ``(t + T,
-        C_opt)`` if its deadline has passed or its runtime exceeds its bandwidth to it."""
+        C_opt)`` if its deadline has passed or its runtime exceeds its bandwidth to it.
+
+        A *first* sighting (a capture's first switch to a vCPU it never saw woken: runnable
+        since before the capture) is no wake: the kernel set its CBS when it joined, runnable,
+        and it has not run since (nothing of it was seen)."""
         if not self._cbs(v) or v.name in self.outside:
+            return
+        if first:
+            if v.name not in self.servers and v.name in self.joined:
+                self.servers[v.name] = Server(self.joined[v.name] + v.period, v.c_opt,
+                                              self.ran.get(v.name, 0))
             return
         self.replenish(v, t)
         server = self.servers.get(v.name)
@@ -381,14 +395,14 @@ class LinuxRules:
                 maybe.add(v.name)
         return out, maybe, late
 
-    def woke(self, v: ShadowVCPU, t: int) -> None:
+    def woke(self, v: ShadowVCPU, t: int, first: bool = False) -> None:
         """L7: a HI vCPU in the deadline class waking after its virtual deadline is throttled
         until its next period start (more than the tolerance after it: the kernel's grid
         lags R2's by the controller's join lateness, measured below the tolerance), until
         the controller moves it out (L8), within the tolerance of the wake."""
         self.woke_at[v.name] = t
         self.revised_wakeup(v, t)
-        self.cbs_wakeup(v, t)
+        self.cbs_wakeup(v, t, first)
         if v.hi and v.name not in self.outside and t > v.key + self.slack:
             self.throttled.add(v.name)
         elif v.hi and v.name not in self.outside and t >= v.key:

@@ -602,7 +602,7 @@ class Oracle:
             if not v.runnable:
                 v.ins = t  # inserted in the run queue (queue_order = "fifo")
                 if self.linux is not None:
-                    self.linux.woke(v, t)
+                    self.linux.woke(v, t, first=e.get("first") is True)
             v.runnable = True
             if not self.wake_preempts and self.cpus[v.cpu].running is not None:
                 self.cpus[v.cpu].deferred.add(v)

@@ -264,6 +264,10 @@ def akita_events(events: Iterable[SchedEvent], mapping: Mapping[str, str], *,
                  origin_ns: int | None = None, tally: Tally | None = None) -> Iterator[dict[str, Any]]:
     """The oracle's events (``{"t", "cpu", "event"[, "vcpu"], "line"}``) of *events*.
 
+    After a controller's origin mark, a switch to a vCPU the trace never showed woken
+    yields a ``wake`` with ``"first": True`` before its dispatch: runnable since before
+    the capture began, first seen there (the akita-linux rule set's L10 tells the two apart).
+
     :param mapping: task key (pid or comm) -> ``"VM/i"``, checked by :func:`check_mapping`.
     :param origin_ns: the trace time that becomes ``t = 0`` (default: the first event's).
     :param tally: counts the kinds read and the mapped events yielded.
@@ -330,9 +334,10 @@ def akita_events(events: Iterable[SchedEvent], mapping: Mapping[str, str], *,
             if nxt is not None:
                 tally.mapped += 1
                 idle[e.cpu] = False
-                if marked and nxt not in known:
+                if marked and nxt not in known:  # runnable since before the capture began
                     known.add(nxt)
-                    yield {"t": t, "cpu": e.cpu, "event": "wake", "vcpu": nxt, "line": e.line}
+                    yield {"t": t, "cpu": e.cpu, "event": "wake", "vcpu": nxt, "line": e.line,
+                           "first": True}
                 yield {"t": t, "cpu": e.cpu, "event": "dispatch", "vcpu": nxt, "line": e.line}
             elif not idle.get(e.cpu, False):
                 idle[e.cpu] = True

@@ -310,3 +310,31 @@ def test_l10_a_real_capture_conforms_and_refutes_r2s_grid_for_lo_vcpus(capsys, m
     assert wrong["counts"] == {"R10": 1}
     (finding,) = wrong["violations"]
     assert finding["t"] == 87_439_000 and "lookbusy3/0" in finding["text"]
+
+
+@pytest.mark.rule("R2")
+def test_l10_a_first_sighting_is_no_wake_the_cbs_is_the_joinings():
+    """A CPU-bound vCPU runnable since before the capture joined at 0 (R2's start); first
+    seen at 32 ms, it has the CBS it got then, (100 ms, 25 ms).  Taken as a wake (the wrong
+    reading) it would get a new period, (132 ms, 25 ms)."""
+    rules, one, _ = _lo()
+    one.runnable = True
+    rules.woke(one, 32 * MS, first=True)
+    assert rules.servers["lookbusy1/0"] == Server(100 * MS, 25 * MS, 0)
+    wrong, one, _ = _lo()
+    one.runnable = True
+    wrong.woke(one, 32 * MS)
+    assert wrong.servers["lookbusy1/0"].deadline == 132 * MS
+
+
+def test_the_capture_reader_marks_a_first_sighting_and_not_a_wake():
+    from akita.trace.ftrace import read_ftrace
+
+    lines = [
+        "python-9 [000] ...1. 1.000000: tracing_mark_write: akita: origin",
+        "x-7 [000] d..2. 1.001000: sched_switch: prev_comm=x prev_pid=7 prev_prio=120 "
+        "prev_state=R ==> next_comm=a next_pid=41 next_prio=-1",
+        "a-41 [000] d..2. 1.002000: sched_wakeup: comm=b pid=42 prio=-1 target_cpu=000",
+    ]
+    events = [e for e in read_ftrace(lines, {"41": "a/0", "42": "b/0"}) if e["event"] == "wake"]
+    assert [(e["vcpu"], e.get("first")) for e in events] == [("a/0", True), ("b/0", None)]
