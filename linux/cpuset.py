@@ -102,8 +102,16 @@ class Cpusets:
         if rest:
             self._make(self.root / f"{PREFIX}{self.owner}-rest", ",".join(map(str, rest)),
                        exclusive=False)
-        self.balance_was = (self.root / "cpuset.sched_load_balance").read_text().strip()
+        found = (self.root / "cpuset.sched_load_balance").read_text().strip()
+        # off because another run is on: its "was" is what to restore last (decision 358)
+        self.balance_was = "1" if found == "0" and self._others() else found
         _write(self.root / "cpuset.sched_load_balance", "0")
+
+    def _others(self) -> list[Path]:
+        """Other runs' cpusets (``akita-linux-<pid>-...`` of another live pid)."""
+        mine = f"{PREFIX}{self.owner}-"
+        return [d for d in self.root.glob(f"{PREFIX}*") if d.is_dir()
+                and not d.name.startswith(mine)]
 
     def _make(self, directory: Path, cpus: str, *, exclusive: bool) -> None:
         directory.mkdir()

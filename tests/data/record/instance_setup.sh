@@ -1,4 +1,5 @@
-# Sourced (not run) by record_dl_scenario.sh and record_instance_tracedat.sh: the
+# Sourced (not run) by record_sched_deadline.sh, record_dl_scenario.sh and
+# record_instance_tracedat.sh: the
 # setup both record under (tests/data/README.md).
 #
 # Before sourcing, the script sets `here` (its folder), `name` (a unique name:
