@@ -13,11 +13,21 @@ that cannot fail proves nothing.  Its declaration names the safety
 obligations (expected ``proved``) whose check it shows can fail
 (``controls``); :func:`akita.proofs.manifest.uncontrolled` lists the safety
 obligations that no control names.
+
+An obligation is discharged alone (:func:`discharge_alone`): in a fresh
+interpreter that has run no other solver work, so that what it spends of its
+budget, and hence its verdict, is the same whatever ran before it in the
+caller's process (Z3's state carries over between the queries of one
+process: decisions 352 and 353).  :func:`discharge` is the same work in the
+caller's process, what that fresh interpreter runs.
 """
 
 from __future__ import annotations
 
+import multiprocessing
+import pickle
 import time
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Callable
 
 import attrs
@@ -27,7 +37,8 @@ from akita.model.smt.resources import resource_limit
 from .rlimits import RLIMITS
 from .verdict import PROVED, REFUTED, VERDICTS, ProofVerdict
 
-__all__ = ["Check", "Declarations", "Obligation", "Outcome", "discharge", "GUARD_FACTOR"]
+__all__ = ["Check", "Declarations", "Obligation", "Outcome", "discharge", "discharge_alone",
+           "GUARD_FACTOR"]
 
 #: An obligation's wall-clock guard is this many times its declared seconds: wide enough
 #: that a machine loaded by other work does not reach it where a quiet one decides.
@@ -159,3 +170,43 @@ def discharge(obligation: Obligation, *, rlimit: int | None = None,
         raise ValueError(f"an obligation answered {verdict.verdict!r}, not a verdict")
     return Outcome(obligation, verdict, time.perf_counter() - start, budget,
                    0 if spent is None else spent.used)
+
+
+def discharge_alone(obligation: Obligation, *, rlimit: int | None = None,
+                    guard: float | None = None) -> Outcome:
+    """:func:`discharge` *obligation* in a fresh interpreter (``spawn``, never a fork of
+    this process), one that has run no other solver work, and return its outcome.
+
+    Its resource count starts from the same state whatever this process ran before, so its
+    spend and its verdict are those of the obligation alone (decision 353).  What the check
+    raises is raised here; ``seconds`` is the check's own time, without the interpreter's
+    start.  The obligation goes to that interpreter whole where it can be pickled, and
+    otherwise (a check made by a factory, as the schedule obligations' are) by its name,
+    which the interpreter looks up in the manifest.
+    """
+    sent: Obligation | str = obligation
+    try:
+        pickle.dumps(obligation)
+    except (pickle.PicklingError, AttributeError, TypeError):
+        sent = obligation.name
+    with ProcessPoolExecutor(max_workers=1, mp_context=_FRESH) as fresh:
+        verdict, seconds, budget, used = fresh.submit(_discharge_sent, sent, rlimit,
+                                                      guard).result()
+    return Outcome(obligation, verdict, seconds, budget, used)
+
+
+def _discharge_sent(sent: Obligation | str, rlimit: int | None,
+                    guard: float | None) -> tuple[ProofVerdict, float, int, int]:
+    """In the fresh interpreter: :func:`discharge` the obligation sent, or the manifest's
+    obligation of that name; its outcome without the obligation (whose check may not
+    pickle)."""
+    if isinstance(sent, str):
+        from .manifest import load
+
+        sent = next(o for o in load() if o.name == sent)
+    outcome = discharge(sent, rlimit=rlimit, guard=guard)
+    return outcome.verdict, outcome.seconds, outcome.rlimit, outcome.rlimit_used
+
+
+#: How :func:`discharge_alone` starts its interpreter: a new one, sharing nothing.
+_FRESH = multiprocessing.get_context("spawn")
