@@ -24,10 +24,10 @@ caller's process, what that fresh interpreter runs.
 
 from __future__ import annotations
 
-import multiprocessing
 import pickle
+import subprocess
+import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Callable
 
 import attrs
@@ -174,39 +174,64 @@ def discharge(obligation: Obligation, *, rlimit: int | None = None,
 
 def discharge_alone(obligation: Obligation, *, rlimit: int | None = None,
                     guard: float | None = None) -> Outcome:
-    """:func:`discharge` *obligation* in a fresh interpreter (``spawn``, never a fork of
-    this process), one that has run no other solver work, and return its outcome.
+    """:func:`discharge` *obligation* in a fresh interpreter and return its outcome.
 
-    Its resource count starts from the same state whatever this process ran before, so its
-    spend and its verdict are those of the obligation alone (decision 353).  What the check
-    raises is raised here; ``seconds`` is the check's own time, without the interpreter's
-    start.  The obligation goes to that interpreter whole where it can be pickled, and
-    otherwise (a check made by a factory, as the schedule obligations' are) by its name,
-    which the interpreter looks up in the manifest.
+    The interpreter is a new one (``python -c``, never a fork of this process, nor a
+    ``multiprocessing`` child, which would import this process's main module): it imports
+    the manifest (:func:`akita.proofs.manifest.load`), as every such interpreter does
+    whatever its caller, and discharges the obligation, so its spend and its verdict are
+    those of the obligation alone, not of what ran before it here (decision 353).  The
+    obligation goes to it by name, and whole (pickled, with this process's ``sys.path``)
+    where it can be: the manifest's schedule obligations cannot be (their checks are made
+    by factories) and are taken from the manifest there; an obligation that is not the
+    manifest's (a test's) must be.  What the check raises is raised here; ``seconds`` is
+    the check's own time, without the interpreter's start.
+
+    :raises RuntimeError: if the interpreter fails without an answer.
     """
-    sent: Obligation | str = obligation
     try:
-        pickle.dumps(obligation)
+        whole: bytes | None = pickle.dumps(obligation)
     except (pickle.PicklingError, AttributeError, TypeError):
-        sent = obligation.name
-    with ProcessPoolExecutor(max_workers=1, mp_context=_FRESH) as fresh:
-        verdict, seconds, budget, used = fresh.submit(_discharge_sent, sent, rlimit,
-                                                      guard).result()
+        whole = None
+    request = pickle.dumps((list(sys.path), obligation.name, whole, rlimit, guard))
+    done = subprocess.run([sys.executable, "-c", _ALONE], input=request, stdout=subprocess.PIPE,
+                          check=False)
+    if done.returncode != 0 or not done.stdout:
+        raise RuntimeError(f"the interpreter discharging {obligation.name} exited with status "
+                           f"{done.returncode} without an answer (its stderr is above)")
+    answer = pickle.loads(done.stdout)
+    if isinstance(answer, BaseException):
+        raise answer
+    verdict, seconds, budget, used = answer
     return Outcome(obligation, verdict, seconds, budget, used)
 
 
-def _discharge_sent(sent: Obligation | str, rlimit: int | None,
-                    guard: float | None) -> tuple[ProofVerdict, float, int, int]:
-    """In the fresh interpreter: :func:`discharge` the obligation sent, or the manifest's
-    obligation of that name; its outcome without the obligation (whose check may not
-    pickle)."""
-    if isinstance(sent, str):
-        from .manifest import load
-
-        sent = next(o for o in load() if o.name == sent)
-    outcome = discharge(sent, rlimit=rlimit, guard=guard)
-    return outcome.verdict, outcome.seconds, outcome.rlimit, outcome.rlimit_used
+#: What the fresh interpreter of :func:`discharge_alone` runs.
+_ALONE = "from akita.proofs.obligation import _alone; _alone()"
 
 
-#: How :func:`discharge_alone` starts its interpreter: a new one, sharing nothing.
-_FRESH = multiprocessing.get_context("spawn")
+def _alone() -> None:
+    """In the fresh interpreter: read the request on stdin, import the manifest, discharge
+    the obligation, and write its outcome without the obligation (or what the check raised)
+    on stdout, pickled; the check's own output goes to stderr."""
+    from .manifest import load
+
+    answer_to = sys.stdout.buffer
+    sys.stdout = sys.stderr
+    path, name, whole, rlimit, guard = pickle.loads(sys.stdin.buffer.read())
+    sys.path[:] = path
+    obligations = load()  # every interpreter starts from the same state: the manifest's
+    answer: object
+    try:
+        obligation = pickle.loads(whole) if whole is not None else next(
+            o for o in obligations if o.name == name)
+        outcome = discharge(obligation, rlimit=rlimit, guard=guard)
+        answer = (outcome.verdict, outcome.seconds, outcome.rlimit, outcome.rlimit_used)
+    except Exception as error:  # noqa: BLE001 - raised again in the caller
+        answer = error
+    try:
+        data = pickle.dumps(answer)
+    except Exception:  # noqa: BLE001 - an exception that does not pickle
+        data = pickle.dumps(RuntimeError(f"{type(answer).__name__}: {answer}"))
+    answer_to.write(data)
+    answer_to.flush()
