@@ -10,9 +10,9 @@ Each is discharged once a session, alone (the ``outcomes`` fixture of
 ``tests/conftest.py``, in a fresh interpreter, shares an outcome with the
 tests that read its counterexample).  In the long tier each obligation is a
 test class of its own, the unit that ``--dist loadscope`` schedules, so the
-two workers share the manifest, heaviest budget first (decision 354).  A refutation must carry its counterexample, and a
-schedule counterexample names the jobs and the schedule that lead to the
-miss.
+two workers share the manifest, heaviest budget first (decision 354).  A
+refutation must carry its counterexample, and a schedule counterexample
+names the jobs and the schedule that lead to the miss.
 """
 
 import pytest
@@ -29,11 +29,6 @@ ADMISSION = [o for o in OBLIGATIONS if set(o.rules) <= ADMISSION_RULES]
 
 def _rules(test) -> set[str]:
     return {rule for mark in test.pytestmark if mark.name == "rule" for rule in mark.args}
-
-
-def test_each_obligation_is_a_class_of_its_own():
-    classes = [value for name, value in globals().items() if name.startswith("TestObligation_")]
-    assert sorted(c.obligation.name for c in classes) == sorted(o.name for o in OBLIGATIONS)
 
 
 def reaches_its_expected_verdict(outcomes, obligation) -> None:
@@ -77,3 +72,8 @@ def test_the_marks_are_the_manifest_rules():
     assert {r for o in ADMISSION for r in o.rules} == _rules(
         test_admission_obligation_reaches_its_expected_verdict) == ADMISSION_RULES
     assert len(ADMISSION) < len(OBLIGATIONS)
+
+
+def test_each_obligation_is_a_class_of_its_own():
+    classes = [value for name, value in globals().items() if name.startswith("TestObligation_")]
+    assert sorted(c.obligation.name for c in classes) == sorted(o.name for o in OBLIGATIONS)
