@@ -8,10 +8,10 @@ as one JSON line as soon as it is known::
     python bench/rlimits.py --table measured.jsonl   # the RLIMITS of proofs/rlimits.py
 
 ``--shard I/N`` takes every N-th obligation from the I-th (0-based), so that
-shards can run side by side.  The count is deterministic for a given
-sequence of solver calls in one process, so a shard's figures can differ a
-little from those of a whole ``akita prove`` run (other obligations ran
-before); the budget's margin (:data:`akita.proofs.rlimits.MARGIN`) covers it.
+shards can run side by side.  Each obligation is discharged alone, in a fresh
+interpreter (:func:`akita.proofs.obligation.discharge_alone`, as ``akita
+prove`` and the tests discharge it), so a shard's figures are those of a
+whole run: the count does not depend on what ran before.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import math
 import sys
 
 from akita.proofs import manifest
-from akita.proofs.obligation import discharge
+from akita.proofs.obligation import discharge_alone
 from akita.proofs.rlimits import MARGIN
 
 
@@ -37,7 +37,7 @@ def measure(names: list[str], shard: tuple[int, int]) -> None:
     index, count = shard
     chosen = [o for o in manifest.load() if not names or o.name in names][index::count]
     for obligation in chosen:
-        outcome = discharge(obligation, rlimit=0)
+        outcome = discharge_alone(obligation, rlimit=0)
         print(json.dumps({"name": obligation.name, "verdict": outcome.verdict.verdict,
                           "expected": obligation.expected, "seconds": round(outcome.seconds, 3),
                           "rlimit_used": outcome.rlimit_used, "reason": outcome.verdict.reason}),

@@ -13,10 +13,20 @@ that cannot fail proves nothing.  Its declaration names the safety
 obligations (expected ``proved``) whose check it shows can fail
 (``controls``); :func:`akita.proofs.manifest.uncontrolled` lists the safety
 obligations that no control names.
+
+An obligation is discharged alone (:func:`discharge_alone`): in a fresh
+interpreter that has run no other solver work, so that what it spends of its
+budget, and hence its verdict, is the same whatever ran before it in the
+caller's process (Z3's state carries over between the queries of one
+process: decisions 352 and 353).  :func:`discharge` is the same work in the
+caller's process, what that fresh interpreter runs.
 """
 
 from __future__ import annotations
 
+import pickle
+import subprocess
+import sys
 import time
 from typing import Any, Callable
 
@@ -27,7 +37,8 @@ from akita.model.smt.resources import resource_limit
 from .rlimits import RLIMITS
 from .verdict import PROVED, REFUTED, VERDICTS, ProofVerdict
 
-__all__ = ["Check", "Declarations", "Obligation", "Outcome", "discharge", "GUARD_FACTOR"]
+__all__ = ["Check", "Declarations", "Obligation", "Outcome", "discharge", "discharge_alone",
+           "GUARD_FACTOR"]
 
 #: An obligation's wall-clock guard is this many times its declared seconds: wide enough
 #: that a machine loaded by other work does not reach it where a quiet one decides.
@@ -159,3 +170,68 @@ def discharge(obligation: Obligation, *, rlimit: int | None = None,
         raise ValueError(f"an obligation answered {verdict.verdict!r}, not a verdict")
     return Outcome(obligation, verdict, time.perf_counter() - start, budget,
                    0 if spent is None else spent.used)
+
+
+def discharge_alone(obligation: Obligation, *, rlimit: int | None = None,
+                    guard: float | None = None) -> Outcome:
+    """:func:`discharge` *obligation* in a fresh interpreter and return its outcome.
+
+    The interpreter is a new one (``python -c``, never a fork of this process, nor a
+    ``multiprocessing`` child, which would import this process's main module): it imports
+    the manifest (:func:`akita.proofs.manifest.load`), as every such interpreter does
+    whatever its caller, and discharges the obligation, so its spend and its verdict are
+    those of the obligation alone, not of what ran before it here (decision 353).  The
+    obligation goes to it by name, and whole (pickled, with this process's ``sys.path``)
+    where it can be: the manifest's schedule obligations cannot be (their checks are made
+    by factories) and are taken from the manifest there; an obligation that is not the
+    manifest's (a test's) must be.  What the check raises is raised here; ``seconds`` is
+    the check's own time, without the interpreter's start.
+
+    :raises RuntimeError: if the interpreter fails without an answer.
+    """
+    try:
+        whole: bytes | None = pickle.dumps(obligation)
+    except (pickle.PicklingError, AttributeError, TypeError):
+        whole = None
+    request = pickle.dumps((list(sys.path), obligation.name, whole, rlimit, guard))
+    done = subprocess.run([sys.executable, "-c", _ALONE], input=request, stdout=subprocess.PIPE,
+                          check=False)
+    if done.returncode != 0 or not done.stdout:
+        raise RuntimeError(f"the interpreter discharging {obligation.name} exited with status "
+                           f"{done.returncode} without an answer (its stderr is above)")
+    answer = pickle.loads(done.stdout)
+    if isinstance(answer, BaseException):
+        raise answer
+    verdict, seconds, budget, used = answer
+    return Outcome(obligation, verdict, seconds, budget, used)
+
+
+#: What the fresh interpreter of :func:`discharge_alone` runs.
+_ALONE = "from akita.proofs.obligation import _alone; _alone()"
+
+
+def _alone() -> None:
+    """In the fresh interpreter: read the request on stdin, import the manifest, discharge
+    the obligation, and write its outcome without the obligation (or what the check raised)
+    on stdout, pickled; the check's own output goes to stderr."""
+    from .manifest import load
+
+    answer_to = sys.stdout.buffer
+    sys.stdout = sys.stderr
+    path, name, whole, rlimit, guard = pickle.loads(sys.stdin.buffer.read())
+    sys.path[:] = path
+    obligations = load()  # every interpreter starts from the same state: the manifest's
+    answer: object
+    try:
+        obligation = pickle.loads(whole) if whole is not None else next(
+            o for o in obligations if o.name == name)
+        outcome = discharge(obligation, rlimit=rlimit, guard=guard)
+        answer = (outcome.verdict, outcome.seconds, outcome.rlimit, outcome.rlimit_used)
+    except Exception as error:  # noqa: BLE001 - raised again in the caller
+        answer = error
+    try:
+        data = pickle.dumps(answer)
+    except Exception:  # noqa: BLE001 - an exception that does not pickle
+        data = pickle.dumps(RuntimeError(f"{type(answer).__name__}: {answer}"))
+    answer_to.write(data)
+    answer_to.flush()

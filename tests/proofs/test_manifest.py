@@ -6,16 +6,19 @@ safety claims and their negative controls alike; the fast tier runs the
 admission obligations (those of R1, R11 and R12 alone: the arithmetic of
 EDF-VD and of first fit, each a few seconds at most), the schedule
 obligations unrolling pCPUs tick by tick being most of the manifest's time.
-Each is discharged once a session (the ``outcomes`` fixture of
-``tests/conftest.py`` shares an outcome with the tests that read its
-counterexample).  A refutation must carry its counterexample, and a
-schedule counterexample names the jobs and the schedule that lead to the
-miss.
+Each is discharged once a session, alone (the ``outcomes`` fixture of
+``tests/conftest.py``, in a fresh interpreter, shares an outcome with the
+tests that read its counterexample).  In the long tier each obligation is a
+test class of its own, the unit that ``--dist loadscope`` schedules, so the
+two workers share the manifest, heaviest budget first (decision 354).  A
+refutation must carry its counterexample, and a schedule counterexample
+names the jobs and the schedule that lead to the miss.
 """
 
 import pytest
 
 from akita.proofs import hi_guarantee, manifest, mode_obligations
+from akita.proofs.obligation import Obligation
 
 OBLIGATIONS = manifest.load()
 SCHEDULE = {o.name for o in hi_guarantee.OBLIGATIONS + mode_obligations.OBLIGATIONS}
@@ -42,9 +45,20 @@ def reaches_its_expected_verdict(outcomes, obligation) -> None:
 @pytest.mark.long
 @pytest.mark.rule("R1", "R2", "R3", "R4", "R5", "R6", "R7", "R8", "R9", "R10", "R11", "R12",
                   "R13", "R14")
-@pytest.mark.parametrize("obligation", OBLIGATIONS, ids=lambda o: o.name)
-def test_obligation_reaches_its_expected_verdict(outcomes, obligation):
-    reaches_its_expected_verdict(outcomes, obligation)
+class EveryObligation:
+    """One obligation of the manifest (:attr:`obligation`); not collected itself, it is
+    the base of one ``TestObligation_NAME`` class per obligation, declared below."""
+
+    obligation: Obligation
+
+    def test_reaches_its_expected_verdict(self, outcomes):
+        reaches_its_expected_verdict(outcomes, self.obligation)
+
+
+# Heaviest budget first: the long obligations start early and the short ones fill the end.
+for _obligation in sorted(OBLIGATIONS, key=lambda o: -o.rlimit):
+    _name = f"TestObligation_{_obligation.name}"
+    globals()[_name] = type(_name, (EveryObligation,), {"obligation": _obligation})
 
 
 @pytest.mark.rule("R1", "R11", "R12")
@@ -54,8 +68,12 @@ def test_admission_obligation_reaches_its_expected_verdict(outcomes, obligation)
 
 
 def test_the_marks_are_the_manifest_rules():
-    assert {r for o in OBLIGATIONS for r in o.rules} == _rules(
-        test_obligation_reaches_its_expected_verdict)
+    assert {r for o in OBLIGATIONS for r in o.rules} == _rules(EveryObligation)
     assert {r for o in ADMISSION for r in o.rules} == _rules(
         test_admission_obligation_reaches_its_expected_verdict) == ADMISSION_RULES
     assert len(ADMISSION) < len(OBLIGATIONS)
+
+
+def test_each_obligation_is_a_class_of_its_own():
+    classes = [value for name, value in globals().items() if name.startswith("TestObligation_")]
+    assert sorted(c.obligation.name for c in classes) == sorted(o.name for o in OBLIGATIONS)

@@ -15,7 +15,7 @@ from rich.table import Table
 
 from akita.model import ModelError
 from akita.proofs import manifest
-from akita.proofs.obligation import GUARD_FACTOR, Obligation, Outcome, discharge
+from akita.proofs.obligation import GUARD_FACTOR, Obligation, Outcome, discharge_alone
 from akita.proofs.verdict import UNKNOWN, ProofVerdict
 
 __all__ = ["prove", "select", "run_obligations", "outcomes_json", "status_of"]
@@ -94,7 +94,9 @@ def select(obligations: Sequence[Obligation], names: Iterable[str]) -> list[Obli
 
 def run_obligations(obligations: Sequence[Obligation], *, rlimit: int | None = None,
                     guard: float | None = None) -> list[Outcome]:
-    """Discharge each obligation in turn, with a progress bar on stderr if it is a terminal.
+    """Discharge each obligation in turn, each alone (in a fresh interpreter, so that its
+    verdict does not depend on which obligations ran before it), with a progress bar on
+    stderr if it is a terminal.
 
     A check that raises does not stop the run: its verdict is ``unknown``,
     with the exception as the reason.
@@ -120,7 +122,7 @@ def run_obligations(obligations: Sequence[Obligation], *, rlimit: int | None = N
 def _discharge(obligation: Obligation, rlimit: int | None, guard: float | None) -> Outcome:
     start = time.perf_counter()
     try:
-        return discharge(obligation, rlimit=rlimit, guard=guard)
+        return discharge_alone(obligation, rlimit=rlimit, guard=guard)
     except Exception as error:  # noqa: BLE001 - a crashing check is reported, never a pass
         verdict = ProofVerdict.unknown(f"the check raised {type(error).__name__}: {error}")
         return Outcome(obligation, verdict, time.perf_counter() - start)
