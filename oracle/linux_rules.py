@@ -253,6 +253,10 @@ class LinuxRules:
     def _left(self, v: ShadowVCPU, server: Server) -> int:
         return server.runtime - (self.ran.get(v.name, 0) - server.at)
 
+    def _new_period(self, v: ShadowVCPU, start: int) -> None:
+        """L10: *v*'s CBS starts a new period at *start*: ``(start + T, C_opt)``."""
+        self.servers[v.name] = Server(start + v.period, v.c_opt, self.ran.get(v.name, 0))
+
     def join(self, v: ShadowVCPU, s: int) -> None:
         """L10: LO vCPU *v* (re)joins the deadline class at *s*; what it had outside it keeps
         (:meth:`to_hi` froze it).  Runnable, a new period unless its deadline is still
@@ -260,12 +264,11 @@ class LinuxRules:
         if not self._cbs(v):
             return
         self.joined[v.name] = s
-        ran = self.ran.get(v.name, 0)
         server = self.servers.get(v.name)
         if server is not None:
-            server.at = ran
+            server.at = self.ran.get(v.name, 0)
         if v.runnable and (server is None or server.deadline < s):
-            self.servers[v.name] = Server(s + v.period, v.c_opt, ran)
+            self._new_period(v, s)
 
     def cbs_wakeup(self, v: ShadowVCPU, t: int, first: bool = False) -> None:
         """L10: LO vCPU *v* in the deadline class wakes at *t*: a new period ``(t + T,
@@ -278,14 +281,13 @@ class LinuxRules:
             return
         if first:
             if v.name not in self.servers and v.name in self.joined:
-                self.servers[v.name] = Server(self.joined[v.name] + v.period, v.c_opt,
-                                              self.ran.get(v.name, 0))
+                self._new_period(v, self.joined[v.name])
             return
         self.replenish(v, t)
         server = self.servers.get(v.name)
         if (server is None or server.deadline <= t
                 or self._left(v, server) * v.period > v.c_opt * (server.deadline - t)):
-            self.servers[v.name] = Server(t + v.period, v.c_opt, self.ran.get(v.name, 0))
+            self._new_period(v, t)
 
     def replenish(self, v: ShadowVCPU, t: int) -> None:
         """L10: a spent runtime (at most the tolerance left) is replenished at the deadline,
@@ -295,7 +297,7 @@ class LinuxRules:
         if server is None:
             return
         left = self._left(v, server)
-        at = max(server.deadline, server.deadline if server.out is None else server.out)
+        at = server.deadline if server.out is None else max(server.deadline, server.out)
         if left > self.slack or t < at:
             return
         deadline = server.deadline + v.period
@@ -304,8 +306,9 @@ class LinuxRules:
             deadline += v.period
             left += v.c_opt
         if deadline < at:
-            deadline, left = at + v.period, v.c_opt
-        self.servers[v.name] = Server(deadline, left, self.ran.get(v.name, 0))
+            self._new_period(v, at)
+        else:
+            self.servers[v.name] = Server(deadline, left, self.ran.get(v.name, 0))
 
     def charged(self, v: ShadowVCPU, ran: int, since: int) -> None:
         """L10: *v* ran *ran* ns from *since* (past its R2 budget too, as the kernel counts);

@@ -214,6 +214,14 @@ def _lo(rule: str = "cbs") -> tuple[LinuxRules, ShadowVCPU, ShadowVCPU]:
     return rules, one, two
 
 
+def _woken() -> tuple[LinuxRules, ShadowVCPU, ShadowVCPU]:
+    """:func:`_lo`, lookbusy1 runnable and woken at 0: its CBS is (100 ms, 25 ms)."""
+    rules, one, two = _lo()
+    one.runnable = True
+    rules.woke(one, 0)
+    return rules, one, two
+
+
 @pytest.mark.rule("R2", "R4")
 def test_l10_a_lo_vcpu_waking_above_its_bandwidth_gets_a_new_period_and_grid_does_not():
     """lookbusy1 runs 2.5 ms, blocks, wakes at 30 ms with 22.5 ms left and 70 ms to its
@@ -233,9 +241,7 @@ def test_l10_a_lo_vcpu_waking_above_its_bandwidth_gets_a_new_period_and_grid_doe
         options, rule_name = rules.allowed(_cpu(one, two), False, choice, 30 * MS)
         assert [v.name for v in options if v is not None][:1] == [first] and rule_name == "R4"
     assert rules.lo_rule == "grid" and "lookbusy1/0" not in rules.servers
-    rules, one, _ = _lo()
-    one.runnable = True
-    rules.woke(one, 0)
+    rules, one, _ = _woken()
     rules.charged(one, 2_500_000, 0)
     rules.woke(one, 30 * MS)
     assert rules.servers["lookbusy1/0"] == Server(130 * MS, 25 * MS, 2_500_000)
@@ -243,9 +249,7 @@ def test_l10_a_lo_vcpu_waking_above_its_bandwidth_gets_a_new_period_and_grid_doe
 
 @pytest.mark.rule("R2")
 def test_l10_a_wake_within_its_bandwidth_keeps_deadline_and_runtime():
-    rules, one, _ = _lo()
-    one.runnable = True
-    rules.woke(one, 0)
+    rules, one, _ = _woken()
     rules.charged(one, 20 * MS, 0)  # 5 ms left, 70 ms to go at 30 ms: 5 x 100 <= 25 x 70
     rules.woke(one, 30 * MS)
     assert rules.servers["lookbusy1/0"].deadline == 100 * MS
@@ -254,9 +258,8 @@ def test_l10_a_wake_within_its_bandwidth_keeps_deadline_and_runtime():
 
 @pytest.mark.rule("R3")
 def test_l10_a_spent_runtime_is_replenished_at_the_deadline_with_the_overrun_carried():
-    rules, one, two = _lo()
-    one.runnable = two.runnable = True
-    rules.woke(one, 0)
+    rules, one, two = _woken()
+    two.runnable = True
     rules.charged(one, 26 * MS, 0)  # a tick-late throttle (L4): 1 ms overrun, spent at 25 ms
     assert rules.servers["lookbusy1/0"].out == 25 * MS
     choice = Choice(False, False, False, None)
@@ -268,9 +271,7 @@ def test_l10_a_spent_runtime_is_replenished_at_the_deadline_with_the_overrun_car
 
 @pytest.mark.rule("R3")
 def test_l10_spent_past_its_deadline_a_new_period_from_then():
-    rules, one, _ = _lo()
-    one.runnable = True
-    rules.woke(one, 0)
+    rules, one, _ = _woken()
     rules.charged(one, 10 * MS, 0)
     rules.charged(one, 15 * MS, 215 * MS)  # spent at 230 ms, its deadline + T long past
     rules.replenish(one, 230 * MS)
@@ -279,9 +280,7 @@ def test_l10_spent_past_its_deadline_a_new_period_from_then():
 
 @pytest.mark.rule("R2")
 def test_l10_outside_the_class_a_lo_vcpu_keeps_its_cbs_until_it_rejoins():
-    rules, one, _ = _lo()
-    one.runnable = True
-    rules.woke(one, 0)
+    rules, one, _ = _woken()
     rules.charged(one, 5 * MS, 0)
     rules.to_hi(_cpu(one))  # HI mode: SCHED_OTHER, 20 ms of runtime kept
     rules.charged(one, 30 * MS, 5 * MS)  # run as SCHED_OTHER: not the CBS's
