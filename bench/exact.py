@@ -29,7 +29,7 @@ redrawn; ``x`` by Eq. (4).  Seconds are wall time on this machine, shared with
 other sessions (so pessimistic); UNKNOWN is a limit reached (states or seconds).
 
     python bench/exact.py [--part cost|recheck|pcpus|all] [--quick] [--seconds S] [--states N]
-                          [--unreduced] [--only TEXT ...]
+                          [--unreduced] [--only TEXT ...] [--parts N] [--workers N]
 
 ``--unreduced`` runs the search without its reductions (``decide(..., reduce=False)``:
 the temperatures kept whole, :mod:`akita.model.exact.abstraction` 6.), the *before* of
@@ -63,7 +63,7 @@ from akita.model.exact.search import Limits, decide, explore
 from akita.model.smt.pcpu import TickPCPU, TickVCPU
 from akita.model.utilization import UtilizationSums
 from akita.model.uunifast import uunifast
-from akita.proofs.exact_certificate import CheckLimits, check_intervals
+from akita.proofs.exact_certificate import PARTS, PARTS_FROM, CheckLimits, check_intervals
 
 US, MS = 1_000, 1_000_000
 ROOT = Path(__file__).resolve().parent.parent
@@ -191,6 +191,12 @@ def main() -> None:
                         help="--part cost: the search without its reductions (the before)")
     parser.add_argument("--families", type=int, default=50_000_000,
                         help="--part recheck: the families the re-check may step")
+    parser.add_argument("--parts", type=int, default=None,
+                        help="--part recheck: the parts the re-check is dealt into (default: "
+                             "as akita admit, 2 from 20,000 states)")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="--part recheck: worker processes for the parts (default: one "
+                             "per core; 0: in this process)")
     parser.add_argument("--only", action="append", default=[], metavar="TEXT",
                         help="--part recheck: only the pCPUs whose label contains TEXT "
                              "(repeatable)")
@@ -250,7 +256,9 @@ def part_recheck(args: argparse.Namespace) -> None:
             continue
         members = members_at_starts(pcpu, list(reached.states))
         cpu, wall = time.process_time(), time.perf_counter()
-        check = check_intervals(pcpu, reached.states,
+        parts = args.parts if args.parts is not None else \
+            (PARTS if len(reached.states) >= PARTS_FROM else 1)
+        check = check_intervals(pcpu, reached.states, parts=parts, workers=args.workers,
                                 limits=CheckLimits(families=args.families, seconds=math.inf))
         cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
         answer = "accepted" if check.accepted else ("NOT accepted" if check.checked

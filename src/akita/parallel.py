@@ -31,6 +31,7 @@ import os
 import re
 import signal
 import threading
+import warnings
 from typing import Any, Callable, Iterator, Sequence, TypeVar
 
 from akita.model import ModelError, ParameterError
@@ -85,8 +86,14 @@ def run_tasks(function: Callable[[T], R], items: Sequence[T], done: Callable[[in
     from distributed.scheduler import KilledWorker
 
     with _client(workers, scheduler) as client:
-        futures = client.map(function, list(items), key=[f"{name}-{i}" for i in range(len(items))],
-                             pure=False)
+        with warnings.catch_warnings():
+            # a task carries its own data (a certificate re-checked in parts: tens of
+            # MiB each), by design: Dask's advice to load it "with Dask directly" is
+            # not for a command's user to read on every run
+            warnings.filterwarnings("ignore", message="Sending large graph",
+                                    category=UserWarning)
+            futures = client.map(function, list(items),
+                                 key=[f"{name}-{i}" for i in range(len(items))], pure=False)
         position = {future.key: index for index, future in enumerate(futures)}
         try:
             for future in as_completed(futures, loop=client.loop):

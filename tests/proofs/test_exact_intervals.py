@@ -305,3 +305,69 @@ def test_the_collector_is_restored_as_it_was() -> None:
             assert gc.isenabled() == enabled
     finally:
         (gc.enable if was else gc.disable)()
+
+
+# --- the re-check in parts (decision 359) ----------------------------------------------
+
+
+def _answer(check: exact_certificate.CertificateCheck) -> tuple[object, ...]:
+    """A re-check's answer but for its seconds."""
+    return check.accepted, check.checked, check.states, check.members, check.reason
+
+
+@settings(max_examples=40, deadline=None)
+@given(small_pcpus(), st.integers(2, 4), st.data())
+def test_in_parts_the_answer_is_the_one_in_one(pcpu: TickPCPU, parts: int,
+                                              data: st.DataObject) -> None:
+    """Dealt into parts (run here, one after the other), the re-check accepts and refuses
+    what it does in one, on the search's certificate and with a state dropped; it steps
+    at least the families it steps in one (a family two parts reach is stepped twice)."""
+    keys = sorted(certificate(pcpu))
+    drop = data.draw(st.integers(0, len(keys)))
+    keys = keys[:drop] + keys[drop + 1:]
+    whole = check_intervals(pcpu, keys)
+    dealt = check_intervals(pcpu, keys, parts=parts, workers=0)
+    assert (dealt.accepted, dealt.checked) == (whole.accepted, whole.checked), (
+        whole.reason, dealt.reason)
+    if whole.accepted:
+        assert dealt.members >= whole.members and f"in {parts} parts" in dealt.reason
+
+
+def test_the_parts_answer_alike_on_a_cluster_and_in_this_process() -> None:
+    """The same answer, to the word and the count, on a local Dask cluster of two
+    workers as in this process; and a certificate without its initial states, which only
+    part 0 judges, is refused either way."""
+    pcpu = exact_example()
+    reached = explore(pcpu, LIMITS)
+    keys = list(reached.states)
+    here = check_intervals(pcpu, keys, parts=2, workers=0)
+    there = check_intervals(pcpu, keys, parts=2, workers=2)
+    assert here.accepted and _answer(here) == _answer(there)
+    without_initial = [k for k in keys if k not in set(reached.initial)]
+    refused = [check_intervals(pcpu, without_initial, parts=2, workers=w) for w in (0, 2)]
+    assert not refused[0].accepted and "instant 0" in refused[0].reason
+    assert _answer(refused[0]) == _answer(refused[1])
+
+
+def test_a_join_that_takes_the_last_part_accepts_what_it_must_refuse() -> None:
+    """Negative control for the join: parts that answer "refused" then "accepted" are
+    refused as one, in the first refusing part's words; a join that read only the last
+    part's answer would accept."""
+    limits = exact_certificate.CheckLimits()
+    refused = exact_certificate.CertificateCheck(False, True, 10, 4, 0.0, "a state ... is in no")
+    accepted = exact_certificate.CertificateCheck(True, True, 10, 6, 0.0, "closed")
+    joined = exact_certificate._joined([refused, accepted], 10, limits, 0.0)
+    assert not joined.accepted and joined.checked and joined.reason == refused.reason
+    assert joined.members == 10
+    assert [refused, accepted][-1].accepted  # the wrong join's answer
+    over = exact_certificate._joined([accepted, accepted], 10,
+                                     attrs.evolve(limits, families=11), 0.0)
+    assert not over.accepted and not over.checked and "limit reached" in over.reason
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 50), st.integers(1, 7))
+def test_every_state_is_dealt_to_one_part(count: int, parts: int) -> None:
+    keys = [bytes([k]) for k in range(count)]
+    dealt = [exact_certificate._dealt(keys, k, parts) for k in range(parts)]
+    assert [k for part in dealt for k in part] == keys

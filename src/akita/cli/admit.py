@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from typing import TYPE_CHECKING, Any, Sequence
@@ -39,8 +40,13 @@ __all__ = ["admit", "cost_line", "counted", "phases_line", "print_placement"]
                    "admission inflates each vCPU's budgets by the switches it pays for "
                    "(default: the host's context_switch_cost; bench/context_switch.py "
                    "measures this machine's, 2460ns).")
+@click.option("--workers", type=click.IntRange(min=0), default=None,
+              help="test = \"exact\": worker processes of the local Dask cluster that "
+                   "re-checks a certificate of 20,000 states or more in two parts (default: "
+                   "one per core; 0: both parts in this process). The answer is the same "
+                   "for any number.")
 def admit(host_file: str, as_json: bool, exact_states: int, exact_seconds: float,
-          switch_cost_text: str | None) -> int:
+          switch_cost_text: str | None, workers: int | None) -> int:
     """Place the VMs of HOST.toml by first fit and say which are admitted.
 
     With a context-switch cost (the host's ``context_switch_cost`` or
@@ -56,7 +62,7 @@ def admit(host_file: str, as_json: bool, exact_states: int, exact_seconds: float
         if cost < 0:
             raise ModelError("--switch-cost", switch_cost_text, "a duration >= 0")
         host = attrs.evolve(host, options=attrs.evolve(host.options, context_switch_cost=cost))
-    exact = _exact_test(host, exact_states, exact_seconds)
+    exact = _exact_test(host, exact_states, exact_seconds, workers)
     cost = host.options.context_switch_cost
     test = (admission_test_with_overheads(host.test, host.options) if exact is None
             else overhead_aware(exact.admission_test(), cost))
@@ -75,8 +81,10 @@ def admit(host_file: str, as_json: bool, exact_states: int, exact_seconds: float
     return 0 if placement.admitted else 1
 
 
-def _exact_test(host: Host, states: int, seconds: float) -> ExactTest | None:
-    """The exact test for *host* with the limits given, if the host asks for it."""
+def _exact_test(host: Host, states: int, seconds: float,
+                workers: int | None = None) -> ExactTest | None:
+    """The exact test for *host* with the limits given, if the host asks for it; its
+    re-check of a large certificate runs on *workers* processes."""
     if states < 1:
         raise ModelError("--exact-states", states, "an integer >= 1")
     if not (math.isfinite(seconds) and seconds > 0):
@@ -88,7 +96,8 @@ def _exact_test(host: Host, states: int, seconds: float) -> ExactTest | None:
 
     # the search decides the budget-level schedule: the switches are in the inflated budgets
     options = attrs.evolve(host.options, context_switch_cost=0)
-    return ExactTest(options, Limits(states=states, seconds=seconds), recheck)
+    return ExactTest(options, Limits(states=states, seconds=seconds),
+                     functools.partial(recheck, workers=workers))
 
 
 def _ioq_table(placement: Placement) -> Table | None:
