@@ -206,3 +206,26 @@ def test_a_full_pcpu_loses_a_vm_to_the_switch_cost(capsys, tmp_path):
 def test_a_negative_switch_cost_is_bad_input(capsys):
     status, out, err = admit(capsys, EXAMPLES / "fig5.toml", "--switch-cost", "-1ns")
     assert status == 2 and out == "" and "--switch-cost" in err and len(err.splitlines()) == 1
+
+
+def test_the_recheck_in_parts_gives_the_same_bytes_for_any_workers(capsys, monkeypatch):
+    """``--workers`` (decision 359): with the threshold for parts lowered so that the
+    example's certificate is re-checked in two parts, ``--workers 0`` (in this process)
+    and ``--workers 2`` (a local Dask cluster) print the same document, which says the
+    re-check ran in parts; at the shipped threshold it runs in one, as before."""
+    from akita.proofs import exact_certificate
+
+    status, whole, _ = admit(capsys, EXAMPLES / "exact.toml", "--json")
+    assert status == 0 and " in 2 parts" not in whole
+    monkeypatch.setattr(exact_certificate, "PARTS_FROM", 1)
+    outs = []
+    for workers in ("0", "2"):
+        status, out, err = admit(capsys, EXAMPLES / "exact.toml", "--json", "--workers", workers)
+        assert status == 0 and err == ""
+        outs.append(out)
+    assert outs[0] == outs[1] and "families of members stepped in 2 parts" in outs[0]
+
+
+def test_workers_below_zero_is_exit_2(capsys):
+    status, out, err = admit(capsys, EXAMPLES / "exact.toml", "--workers", "-1")
+    assert status == 2 and out == "" and "--workers" in err
