@@ -21,7 +21,7 @@ from typing import Any
 import attrs
 
 from . import sched
-from .cpuset import ROOT, _evacuate
+from .cpuset import ROOT, _evacuate, restore_balance
 
 __all__ = ["Ledger", "undo"]
 
@@ -80,10 +80,7 @@ def undo(ledger: Ledger) -> list[str]:
         if Path(path).exists():
             problems.append(f"cpuset {path} not removed")
     if ledger.balance_was is not None:
-        others = [d for d in ROOT.iterdir() if d.is_dir()
-                  and (d / "cpuset.cpu_exclusive").read_text().strip() == "1"]
-        if not others:
-            _write(ROOT / "cpuset.sched_load_balance", ledger.balance_was)
+        restore_balance(ROOT, ledger.balance_was)
     if ledger.instance is not None and Path(ledger.instance).exists():
         _write(Path(ledger.instance) / "tracing_on", "0")
         for _ in range(50):

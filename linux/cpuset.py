@@ -25,7 +25,8 @@ from pathlib import Path
 from .errors import LinuxParameterError
 from .process import alive
 
-__all__ = ["ROOT", "PREFIX", "Cpusets", "remove_stale", "cpuset_available"]
+__all__ = ["ROOT", "PREFIX", "Cpusets", "remove_stale", "cpuset_available",
+           "exclusive_cpusets", "restore_balance"]
 
 ROOT = Path("/sys/fs/cgroup/cpuset")
 PREFIX = "akita-linux-"
@@ -145,11 +146,24 @@ class Cpusets:
             _evacuate(directory, self.root)
         self.made = []
         if self.balance_was is not None:
-            others = [d for d in self.root.iterdir() if d.is_dir()
-                      and (d / "cpuset.cpu_exclusive").read_text().strip() == "1"]
-            if not others:
-                _write(self.root / "cpuset.sched_load_balance", self.balance_was)
+            restore_balance(self.root, self.balance_was)
             self.balance_was = None
+
+
+def exclusive_cpusets(root: Path) -> list[Path]:
+    """The exclusive cpusets under *root*, by name."""
+    return [d for d in sorted(root.iterdir()) if d.is_dir()
+            and (d / "cpuset.cpu_exclusive").read_text().strip() == "1"]
+
+
+def restore_balance(root: Path, was: str) -> bool:
+    """Write *was* back to *root*'s ``cpuset.sched_load_balance`` if no exclusive cpuset
+    is left (another user of exclusive cpusets needs balancing off); whether it did.
+    The one test both :meth:`Cpusets.remove` and :func:`akita.linux.cleanup.undo` make."""
+    if exclusive_cpusets(root):
+        return False
+    _write(root / "cpuset.sched_load_balance", was)
+    return True
 
 
 def _online() -> set[int]:
@@ -162,6 +176,5 @@ def _online() -> set[int]:
 
 def _holders(root: Path, cpus: str) -> str:
     held = [f"{d.name} holds {(d / 'cpuset.cpus').read_text().strip()}"
-            for d in sorted(root.iterdir()) if d.is_dir()
-            and (d / "cpuset.cpu_exclusive").read_text().strip() == "1"]
+            for d in exclusive_cpusets(root)]
     return ", ".join(held) if held else "no exclusive cpuset holds them"
