@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from akita.atomic import atomic_file, kept, write_atomic
-from cli_run import run_cli, spec_file
+from cli_run import interruptible, run_cli, spec_file
 from repo import EXAMPLES
 
 AKITA = [sys.executable, "-c", "from akita.cli import main; main()"]
@@ -30,8 +30,8 @@ _INSTANTS = random.Random(33)
 
 
 def _start(args, cwd):
-    return subprocess.Popen([*AKITA, *map(str, args)], cwd=cwd, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    return interruptible([*AKITA, *map(str, args)], cwd=cwd, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
 
 
 def _wait_for(condition, process, limit=120.0):

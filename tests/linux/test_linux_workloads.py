@@ -12,6 +12,7 @@ import time
 from fractions import Fraction
 
 import pytest
+from cli_run import interruptible
 
 from akita.linux.workloads import CPU_CGROUP, VcpuTask, Workloads, require
 from akita.model import ModelError, loads_host
@@ -103,7 +104,7 @@ def test_ctrl_c_leaves_nothing_behind(tmp_path):
     host.write_text(_host({"hog": '{ kind = "cpu-bound" }'}))
     cmd = [sys.executable, "-m", "akita", "kernel-run", str(host), "--seconds", "30",
            "--runs", "1"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = interruptible(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 10
     children: list[str] = []
     while time.monotonic() < deadline and not children:

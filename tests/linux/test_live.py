@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from akita.linux import sched
+from cli_run import interruptible
 from repo import EXAMPLES
 
 FIG5 = EXAMPLES / "fig5.toml"
@@ -101,9 +102,9 @@ def _leftovers(pid: int) -> list[str]:
 def test_a_killed_run_leaves_nothing_behind(tmp_path, standins, how):
     tids, _ = standins.fig5()
     attach = [a for name, tid in tids.items() for a in ("--attach", f"{name}={tid}")]
-    run = subprocess.Popen([*AKITA, "linux", str(FIG5), "--seconds", "20", "--out",
-                            str(tmp_path), *attach], stdout=subprocess.DEVNULL,
-                           stderr=subprocess.PIPE, text=True)
+    run = interruptible([*AKITA, "linux", str(FIG5), "--seconds", "20", "--out",
+                         str(tmp_path), *attach], stdout=subprocess.DEVNULL,
+                        stderr=subprocess.PIPE, text=True)
     until = time.monotonic() + 30
     while not _leftovers(run.pid) and time.monotonic() < until:
         time.sleep(0.05)
