@@ -76,14 +76,16 @@ class BusyCores:
 
 def _idle_then_busy(*args: str) -> tuple[tuple[int, Any], tuple[int, Any]]:
     """The command run as the machine is, then with every core busy; the busy processes
-    must each have had at least a quarter of the second run's wall time."""
+    must each have had at least a tenth of the second run's wall time (on two cores
+    shared with the command and another test worker each gets about half; real-time
+    tasks of other tests can take more)."""
     idle = _akita(*args)
     with BusyCores() as busy:
         began, before = time.perf_counter(), busy.cpu_seconds()
         loaded = _akita(*args)
         wall = time.perf_counter() - began
         spent = [after - was for after, was in zip(busy.cpu_seconds(), before)]
-    assert all(s >= wall / 4 for s in spent), \
+    assert all(s >= wall / 10 for s in spent), \
         f"the busy processes did not run beside it: {spent} CPU s in {wall:.2f} s"
     return idle, loaded
 
