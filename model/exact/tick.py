@@ -80,7 +80,10 @@ def ranks(ins: Sequence[int], work: Sequence[int], now: int) -> tuple[int, ...]:
     """Insertion instants as ranks among the vCPUs holding work (0 elsewhere): *now*, the
     current instant, as :func:`current`; the earlier ones dense from 1, in order."""
     latest = current(len(ins))
-    values = sorted({v for v, w in zip(ins, work) if w > 0 and v != now})
+    earlier = {v for v, w in zip(ins, work) if w > 0 and v != now}
+    if len(earlier) <= 1:  # the common case, without the sort and the table
+        return tuple([(latest if v == now else 1) if w > 0 else 0 for v, w in zip(ins, work)])
+    values = sorted(earlier)
     rank = {v: r for r, v in enumerate(values, start=1)}
     rank[now] = latest
     return tuple([rank[v] if w > 0 else 0 for v, w in zip(ins, work)])
