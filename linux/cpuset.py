@@ -109,7 +109,8 @@ class Cpusets:
         _write(self.root / "cpuset.sched_load_balance", "0")
 
     def _others(self) -> list[Path]:
-        """Other runs' cpusets (``akita-linux-<pid>-...`` of another live pid)."""
+        """Other runs' cpusets (``akita-linux-<pid>-...`` of another pid; a run removes
+        those of dead pids before it creates its own, :func:`remove_stale`)."""
         mine = f"{PREFIX}{self.owner}-"
         return [d for d in self.root.glob(f"{PREFIX}*") if d.is_dir()
                 and not d.name.startswith(mine)]
@@ -156,14 +157,12 @@ def exclusive_cpusets(root: Path) -> list[Path]:
             and (d / "cpuset.cpu_exclusive").read_text().strip() == "1"]
 
 
-def restore_balance(root: Path, was: str) -> bool:
+def restore_balance(root: Path, was: str) -> None:
     """Write *was* back to *root*'s ``cpuset.sched_load_balance`` if no exclusive cpuset
-    is left (another user of exclusive cpusets needs balancing off); whether it did.
-    The one test both :meth:`Cpusets.remove` and :func:`akita.linux.cleanup.undo` make."""
-    if exclusive_cpusets(root):
-        return False
-    _write(root / "cpuset.sched_load_balance", was)
-    return True
+    is left (another user of exclusive cpusets needs balancing off).  The one test both
+    :meth:`Cpusets.remove` and :func:`akita.linux.cleanup.undo` make."""
+    if not exclusive_cpusets(root):
+        _write(root / "cpuset.sched_load_balance", was)
 
 
 def _online() -> set[int]:
