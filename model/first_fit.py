@@ -325,19 +325,24 @@ def rejection_reason(vcpu: VCPU, test_name: str, pcpus: int) -> str:
 
 
 def first_fit(host: Host, vms: Iterable[VM] | None = None,
-              test: AdmissionTest | None = None) -> Placement:
+              test: AdmissionTest | None = None,
+              on_offer: Callable[[int, VM], None] | None = None) -> Placement:
     """Offer *vms* (default: the host's, in order) to first fit on *host*, by *test*
     (default: the host's, for its options, :func:`~.admission_tests.admission_test`).
 
     When a VM offered declares an IO quality, the test also holds every IOQ
     (R14, :func:`akita.model.ioq.with_ioq`), unless it is an
     :class:`~akita.model.ioq.IOQTest` already; without one, it is the test alone.
+    *on_offer*, if given, is told ``(index, vm)`` before each VM is offered (a progress
+    bar's hook: an exact test can take minutes a VM); it does not change the placement.
     """
     offered = list(host.vms if vms is None else vms)
     chosen = test or admission_test(host.test, host.options)
     if any(vm.ioq is not None for vm in offered) and not isinstance(chosen, IOQTest):
         chosen = with_ioq(chosen, host.options.x_rule)
     picker = FirstFit(host.pcpus, chosen)
-    for vm in offered:
+    for index, vm in enumerate(offered):
+        if on_offer is not None:
+            on_offer(index, vm)
         picker.offer(vm)
     return picker.placement()

@@ -395,7 +395,7 @@ class _Boxes:
                                                 low.owed[i] != low.consumed[i] + low.work[i]):
                 return False
         shape = canonical(m, low.hi_mode, low.last, low.pos, low.work, low.work, low.consumed,
-                          low.temperature, [int(a) for a in low.asked], low.ins, current(m.n))
+                          low.temperature, low.asked, low.ins, current(m.n))  # True == 1
         boxes = self.boxes.get(_blank(shape))
         if not boxes:
             return False

@@ -79,12 +79,20 @@ class Machine:
     #: Whether search states keep the temperatures only as far as the future reads them
     #: (:func:`.abstraction.settle`); ``False`` for the unreduced search.
     merge_cooling: bool = True
+    #: :func:`_tier` tabulated (:func:`_tiers`): ``tiers[hi_mode][i][active]`` is
+    #: ``(tier, key at position 0, key lost per position)``, or ``None``.
+    tiers: tuple[tuple[tuple[Placed, Placed], ...], ...] = ()
+
+
+#: A vCPU's place in a mode as :func:`winner` reads it: ``(tier, key at position 0, key
+#: lost per position)`` -- :func:`_tier`'s keys are linear in the position -- or ``None``.
+Placed = tuple[int, int, int] | None
 
 
 def machine(pcpu: TickPCPU) -> Machine:
     """The :class:`Machine` of *pcpu*."""
     vs = pcpu.vcpus
-    return Machine(
+    m = Machine(
         pcpu, len(vs), tuple(v.hi for v in vs), tuple(v.period for v in vs),
         tuple(v.c_opt for v in vs), tuple(v.full for v in vs),
         tuple(pcpu.akita and v.hi and pcpu.variant != "no-mode-switch" for v in vs),
@@ -96,6 +104,19 @@ def machine(pcpu: TickPCPU) -> Machine:
         pcpu.initial_temperature,
         pcpu.akita and pcpu.variant not in ("no-cooling", "premature-hi-to-lo"),
     )
+    return attrs.evolve(m, tiers=_tiers(m))
+
+
+def _tiers(m: Machine) -> tuple[tuple[tuple[Placed, Placed], ...], ...]:
+    """:func:`_tier` for every mode, vCPU and activity, read at positions 0 and 1: its
+    keys are ``q (T - pos)`` or ``p T - q pos`` or constant, so two positions fix them."""
+    def placed(i: int, hi_mode: bool, active: bool) -> Placed:
+        at0, at1 = _tier(m, i, hi_mode, active, 0), _tier(m, i, hi_mode, active, 1)
+        if at0 is None or at1 is None:
+            return None
+        return at0[0], at0[1], at0[1] - at1[1]
+    return tuple(tuple((placed(i, mode, False), placed(i, mode, True)) for i in range(m.n))
+                 for mode in (False, True))
 
 
 def _tier(m: Machine, i: int, hi_mode: bool, active: bool, pos: int) -> tuple[int, int] | None:
@@ -126,16 +147,19 @@ def _tier(m: Machine, i: int, hi_mode: bool, active: bool, pos: int) -> tuple[in
 def winner(m: Machine, hi_mode: bool, pos: Sequence[int], work: Sequence[int],
            consumed: Sequence[int], ins: Sequence[int]) -> int:
     """Who runs in a tick in the given mode (:func:`akita.model.smt.pcpu.winners`), or
-    :data:`NOBODY`: the least ``(tier, key, tie-break)`` among the runnable vCPUs."""
+    :data:`NOBODY`: the least ``(tier, key, tie-break)`` among the runnable vCPUs, each
+    one's tier and key read from :attr:`Machine.tiers` (:func:`_tier`, tabulated once per
+    pCPU: the choice is made millions of times by the search and the re-check)."""
     best: tuple[int, int, tuple[int, int] | int] | None = None
     who = NOBODY
+    tiers, full, fifo = m.tiers[hi_mode], m.full, m.fifo
     for i in range(m.n):
         if work[i] <= 0:
             continue
-        placed = _tier(m, i, hi_mode, consumed[i] < m.full[i], pos[i])
+        placed = tiers[i][consumed[i] < full[i]]  # :func:`_tier`, tabulated
         if placed is None:
             continue
-        order = (placed[0], placed[1], (ins[i], i) if m.fifo else m.rank[i])
+        order = (placed[0], placed[1] - placed[2] * pos[i], (ins[i], i) if fifo else m.rank[i])
         if best is None or order < best:
             best, who = order, i
     return who

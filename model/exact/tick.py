@@ -30,9 +30,7 @@ checks the step tick by tick against :func:`~akita.model.smt.pcpu.unroll`.
 
 from __future__ import annotations
 
-from typing import Sequence
-
-import attrs
+from typing import NamedTuple, Sequence
 
 from .machine import NOBODY, Machine, choose
 
@@ -52,12 +50,14 @@ __rules__ = {
 }
 
 
-@attrs.frozen
-class TickState:
+class TickState(NamedTuple):
     """The pCPU after the events of an instant (:class:`akita.model.smt.pcpu.State`),
     relative to it: per vCPU its position in its period, work, budget consumed, work
     served and owed in the period, temperature, ask, and insertion rank; the mode; and
-    the vCPU that ran in the tick before (:data:`.machine.NOBODY` if none)."""
+    the vCPU that ran in the tick before (:data:`.machine.NOBODY` if none).
+
+    A named tuple rather than an attrs class: the re-check builds, hashes and compares
+    millions of them, and a tuple does each in C (decision 366)."""
 
     pos: tuple[int, ...]
     work: tuple[int, ...]

@@ -229,3 +229,17 @@ def test_the_recheck_in_parts_gives_the_same_bytes_for_any_workers(capsys, monke
 def test_workers_below_zero_is_exit_2(capsys):
     status, out, err = admit(capsys, EXAMPLES / "exact.toml", "--workers", "-1")
     assert status == 2 and out == "" and "--workers" in err
+
+
+def test_a_bar_on_a_terminal_names_the_vm_and_leaves_stdout_as_it_was(capsys, monkeypatch):
+    """On a terminal ``akita admit`` draws a bar on stderr while first fit places the VMs
+    (an exact test can take minutes a VM), its last frame naming the last VM offered;
+    stdout is the same document as off one."""
+    from akita.model import load_host
+
+    status, plain, err = admit(capsys, EXAMPLES / "fig5.toml", "--json")
+    assert status == 0 and err == ""
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    status, out, err = admit(capsys, EXAMPLES / "fig5.toml", "--json")
+    assert status == 0 and out == plain
+    assert f"Placing {load_host(EXAMPLES / 'fig5.toml').vms[-1].name}" in err

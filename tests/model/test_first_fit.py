@@ -121,3 +121,13 @@ def test_one_pcpu_rejection_means_the_vcpu_does_not_fit_there(host):
 def test_picker_accepts_a_test_function(test):
     picker = FirstFit(2, ADMISSION_TESTS[test])
     assert picker.offer(preset("x", "Type1")).pcpus == (0,)
+
+
+@given(hosts())
+def test_the_offer_hook_is_told_every_vm_in_order_and_changes_nothing(host):
+    """``on_offer`` (the progress bar's hook) hears ``(index, vm)`` before each offer, in
+    the order offered, and the placement is the one made without it."""
+    heard = []
+    with_hook = first_fit(host, on_offer=lambda index, vm: heard.append((index, vm)))
+    assert heard == list(enumerate(host.vms))
+    assert with_hook == first_fit(host)

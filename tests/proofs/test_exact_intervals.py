@@ -194,8 +194,7 @@ def test_a_step_that_is_not_uniform_in_work_is_refused() -> None:
             TickState, int, tuple[int, ...]]:
         after, ran, shorts = tick_step(m, s, demands)
         if ran >= 0 and m.hi[ran] and after.work[ran] >= 3 and s.consumed[ran] + 1 == m.c_opt[ran]:
-            after = attrs.evolve(after, hi_mode=s.hi_mode, temperature=s.temperature,
-                                 asked=s.asked)
+            after = after._replace(hi_mode=s.hi_mode, temperature=s.temperature, asked=s.asked)
         return after, ran, shorts
 
     check = check_intervals(pcpu, keys, step=wrong_step)
@@ -285,7 +284,7 @@ def test_a_tick_that_skips_a_lo_period_start_is_refused() -> None:
 def ranked_only(m: Machine, ran: TickState) -> TickState:
     """*ran* with its insertion ranks normalised and no period start."""
     now = m.n + 2
-    return attrs.evolve(ran, ins=ranks(ran.ins, ran.work, now))
+    return ran._replace(ins=ranks(ran.ins, ran.work, now))
 
 
 def test_the_collector_is_restored_as_it_was() -> None:

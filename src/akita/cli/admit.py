@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import math
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import click
 from rich.console import Console
@@ -13,12 +13,14 @@ from rich.table import Table
 
 import attrs
 
-from akita.model import Host, ModelError, Placement, first_fit, format_duration, load_host
+from akita.model import VM, Host, ModelError, Placement, first_fit, format_duration, load_host
 from akita.model.duration import parse_duration
 from akita.model.overheads import admission_test_with_overheads, overhead_aware
 from akita.model.edf_vd import virtual_deadline_factor
 from akita.model.ioq import format_ns
 from akita.model.exact.limits import DEFAULT_LIMITS, Limits
+
+from .progress import Update, stderr_bar
 
 if TYPE_CHECKING:  # the exact test loads Z3: imported when a host asks for it
     from akita.model.exact.admission import ExactTest, Trial
@@ -66,7 +68,8 @@ def admit(host_file: str, as_json: bool, exact_states: int, exact_seconds: float
     cost = host.options.context_switch_cost
     test = (admission_test_with_overheads(host.test, host.options) if exact is None
             else overhead_aware(exact.admission_test(), cost))
-    placement = first_fit(host, test=test)
+    with stderr_bar("Placing {task.description}", total=len(host.vms), unit="VMs") as update:
+        placement = first_fit(host, test=test, on_offer=_shown(update))
     trials = None if exact is None else exact.trials
     if as_json:
         click.echo(json.dumps(placement.as_json(host.options, trials=trials, counted_cost=cost)))
@@ -79,6 +82,14 @@ def admit(host_file: str, as_json: bool, exact_states: int, exact_seconds: float
             click.echo("Nothing to admit: the host declares no VM.")
         return EXIT_NOTHING
     return 0 if placement.admitted else 1
+
+
+def _shown(update: Update | None) -> Callable[[int, VM], None] | None:
+    """First fit's hook for the bar *update* draws (none off a terminal): the VM being
+    placed and how many are done."""
+    if update is None:
+        return None
+    return lambda index, vm: update(completed=index, description=vm.name)
 
 
 def _exact_test(host: Host, states: int, seconds: float,

@@ -71,7 +71,7 @@ _STEP = tick.step
 
 def wrong_step(m, s, demands):
     """The step with the fifo re-insertion of a descheduled vCPU forgotten."""
-    return _STEP(m, attrs.evolve(s, last=-1), demands)
+    return _STEP(m, s._replace(last=-1), demands)
 
 
 @pytest.mark.long  # 7 s; the interval re-check's wrong step stays in the fast tier
