@@ -17,6 +17,10 @@ docs/admission.rst:
   value of every state at a period start, counted, not stepped), the families the
   interval re-check stepped, its answer, CPU and wall seconds of each, and the wall
   seconds of the two together (what ``akita admit`` spends on the pCPU), with the load;
+* **classes** (``--part classes``) -- the three 4-vCPU every-phase pCPUs searched whole,
+  then split by shift class (:func:`akita.model.exact.search.shift_classes`: no state is
+  reached from two classes) into ``--parts`` runs searched side by side on a local Dask
+  cluster: each part's answer, states and CPU seconds, and the split's wall seconds;
 * **pcpus** (``--part pcpus``) -- the pCPUs first fit needs under ``edf-vd`` and under
   ``exact`` on the Fig. 8/9 host (``examples/fig8.toml``, every phase) and on a generated
   host of 1,000 VMs drawn from Table 1's types (``random.Random(16)``, each type equally
@@ -29,7 +33,7 @@ period from the list, ``C_opt = round(u T)`` (at least 1 tick) and, for HI,
 redrawn; ``x`` by Eq. (4).  Seconds are wall time on this machine, shared with
 other sessions (so pessimistic); UNKNOWN is a limit reached (states or seconds).
 
-    python bench/exact.py [--part cost|recheck|pcpus|all] [--quick] [--seconds S] [--states N]
+    python bench/exact.py [--part cost|recheck|pcpus|classes|all] [--quick] [--seconds S] [--states N]
                           [--unreduced] [--only TEXT ...] [--parts N] [--workers N]
 
 ``--unreduced`` runs the search without its reductions (``decide(..., reduce=False)``:
@@ -60,7 +64,7 @@ from akita.model.edf_vd import edf_vd_test
 from akita.model.exact.admission import ExactTest
 from akita.model.exact.abstraction import layout
 from akita.model.exact.machine import machine
-from akita.model.exact.search import Limits, decide, explore
+from akita.model.exact.search import Limits, decide, explore, shift_classes
 from akita.model.smt.pcpu import TickPCPU, TickVCPU
 from akita.model.utilization import UtilizationSums
 from akita.model.uunifast import uunifast
@@ -183,7 +187,8 @@ def part_pcpus(states: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--part", choices=("cost", "recheck", "pcpus", "all"), default="all")
+    parser.add_argument("--part", choices=("cost", "recheck", "pcpus", "classes", "all"),
+                        default="all")
     parser.add_argument("--quick", action="store_true", help="fewer pCPUs per row")
     parser.add_argument("--seconds", type=float, default=60.0, help="limit per pCPU")
     parser.add_argument("--states", type=int, default=4_000_000,
@@ -194,13 +199,14 @@ def main() -> None:
                         help="--part recheck: the families the re-check may step")
     parser.add_argument("--parts", type=int, default=None,
                         help="--part recheck: the parts the re-check is dealt into (default: "
-                             "as akita admit, 2 from 20,000 states)")
+                             "as akita admit, 2 from 20,000 states); --part classes: the "
+                             "parts the shift classes are dealt into (default 2)")
     parser.add_argument("--workers", type=int, default=None,
-                        help="--part recheck: worker processes for the parts (default: one "
-                             "per core; 0: in this process)")
+                        help="--part recheck, classes: worker processes for the parts "
+                             "(default: one per core; 0: in this process)")
     parser.add_argument("--only", action="append", default=[], metavar="TEXT",
-                        help="--part recheck: only the pCPUs whose label contains TEXT "
-                             "(repeatable)")
+                        help="--part recheck, classes: only the pCPUs whose label contains "
+                             "TEXT (repeatable)")
     parser.add_argument("--pcpu-states", type=int, default=50_000,
                         help="--part pcpus: the states one search may keep")
     args = parser.parse_args()
@@ -210,6 +216,8 @@ def main() -> None:
         part_cost(args)
     if args.part in ("recheck", "all"):
         part_recheck(args)
+    if args.part in ("classes", "all"):
+        part_classes(args)
 
 
 def recheck_targets(quick: bool) -> list[tuple[str, TickPCPU]]:
@@ -277,6 +285,60 @@ def part_recheck(args: argparse.Namespace) -> None:
         lines.append("   * - " + r[0])
         lines += [f"     - {cell}" for cell in r[1:]]
     print("\n".join(lines))
+
+
+def every_phase_targets() -> list[tuple[str, TickPCPU]]:
+    """The three 4-vCPU every-phase pCPUs of :func:`part_cost` with ``--quick`` (the same
+    seeded draws; the rows before them are drawn and skipped)."""
+    rng = random.Random(16)
+    u = Fraction(4, 5)
+    for n, periods in [(5, [10, 20, 30, 40, 60, 120])] * 3 + [(8, [25, 50, 70, 100, 175, 350])] * 3 \
+            + [(n, [10, 20, 30, 40, 60, 120]) for n in range(2, 9) for _ in range(3)]:
+        draw(rng, n, periods, u, False)
+    for n in (2, 3):
+        for _ in range(3):
+            draw(rng, n, [10, 20, 40], u, True)
+    return [(f"4 vCPUs, periods 10-40, every phase, #{k + 1}", draw(rng, 4, [10, 20, 40], u, True))
+            for k in range(3)]
+
+
+def _class_part(task: tuple[TickPCPU, list[tuple[int, ...]], Limits]) -> tuple[str, int, float]:
+    """One part of :func:`part_classes` (a Dask task): its answer, states and CPU seconds."""
+    pcpu, phases, limits = task
+    cpu = time.process_time()
+    reached = explore(pcpu, limits, phases=phases)
+    return reached.status, len(reached.states), time.process_time() - cpu
+
+
+def part_classes(args: argparse.Namespace) -> None:
+    """The every-phase search whole, then split by shift class
+    (:func:`akita.model.exact.search.shift_classes`) into ``--parts`` runs of classes
+    searched side by side on a local Dask cluster (:func:`akita.parallel.run_tasks`)."""
+    from akita.parallel import run_tasks
+
+    limits = Limits(states=args.states, seconds=math.inf)
+    parts = args.parts or 2
+    print("| pCPU | classes | whole: answer, states, CPU s | split: answers | states "
+          "per part | CPU s per part | split wall s | load |\n|---|---|---|---|---|---|---|---|")
+    for label, pcpu in every_phase_targets():
+        if args.only and not any(text in label for text in args.only):
+            continue
+        cpu = time.process_time()
+        whole = explore(pcpu, limits)
+        whole_cpu = time.process_time() - cpu
+        wall = time.perf_counter()
+        classes = shift_classes(pcpu)
+        runs = [[v for c in classes[k * len(classes) // parts:(k + 1) * len(classes) // parts]
+                 for v in c] for k in range(parts)]
+        answers: list[tuple[str, int, float]] = [("", 0, 0.0)] * parts
+        run_tasks(_class_part, [(pcpu, run, limits) for run in runs], answers.__setitem__,
+                  workers=args.workers, name="akita-classes")
+        wall = time.perf_counter() - wall
+        print(f"| {label} | {len(classes):,} | {whole.status}, {len(whole.states):,}, "
+              f"{whole_cpu:.1f} | {', '.join(a[0] for a in answers)} | "
+              f"{' + '.join(f'{a[1]:,}' for a in answers)} = {sum(a[1] for a in answers):,} | "
+              f"{', '.join(f'{a[2]:.1f}' for a in answers)} | {wall:.1f} | "
+              f"{os.getloadavg()[0]:.1f} |", flush=True)
 
 
 def part_cost(args: argparse.Namespace) -> None:

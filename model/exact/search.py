@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import math
 import time
 from typing import TYPE_CHECKING, Callable, Iterator, Sequence
 
@@ -52,7 +53,7 @@ if TYPE_CHECKING:
     from .counterexample import Counterexample
 
 __all__ = ["SAFE", "UNSAFE", "UNKNOWN", "Outcome", "Reached", "decide", "explore",
-           "configurations"]
+           "configurations", "shift_classes"]
 
 SAFE, UNSAFE, UNKNOWN = "SAFE", "UNSAFE", "UNKNOWN"
 
@@ -124,6 +125,30 @@ def configurations(pcpu: TickPCPU) -> Iterator[tuple[int, ...]]:
         yield tuple(phases)
 
 
+def shift_classes(pcpu: TickPCPU) -> list[list[tuple[int, ...]]]:
+    """The phase vectors of :func:`configurations` grouped by *shift class*, in order of
+    each class's key.
+
+    Two phase vectors are in one class when one is the other moved by a common ``d``
+    ticks (``ph_i + d mod T_i`` for every vCPU).  The positions of a behaviour at instant
+    ``t`` are ``(t - ph_i) mod T_i``, so behaviours of two classes never share a position
+    vector, and neither do their search states: the reachable set is the disjoint union
+    of the classes' reachable sets, each found by :func:`explore` from its class's phase
+    vectors alone (*phases*), with the same states, instants and earliest miss
+    (``tests/model/exact/test_exact_classes.py``).  A class's key is its least vector
+    among those with the vCPU of the longest period at phase 0 (every class has some)."""
+    periods = [v.period for v in pcpu.vcpus]
+    hyper = math.lcm(*periods)
+    pivot = periods.index(max(periods))
+    classes: dict[tuple[int, ...], list[tuple[int, ...]]] = {}
+    for phases in configurations(pcpu):
+        first = (-phases[pivot]) % periods[pivot]
+        key = min(tuple([(p + d) % T for p, T in zip(phases, periods)])
+                  for d in range(first, hyper, periods[pivot]))
+        classes.setdefault(key, []).append(phases)
+    return [classes[key] for key in sorted(classes)]
+
+
 def _configuration_count(pcpu: TickPCPU) -> int:
     """How many phase vectors :func:`configurations` yields (their positions differ, so
     each has its own initial state)."""
@@ -147,12 +172,15 @@ def _check_fits(pcpu: TickPCPU) -> str | None:
 
 def explore(pcpu: TickPCPU, limits: Limits = Limits(),
             step: Callable[[Machine, tuple[int, ...]], Iterator[Step]] = successors,
-            subsume: bool = True, reduce: bool = True) -> Reached:
+            subsume: bool = True, reduce: bool = True,
+            phases: Sequence[tuple[int, ...]] | None = None) -> Reached:
     """Dijkstra's search over instants from every initial configuration to the fixpoint,
     or to the earliest miss, or to a limit, dropping subsumed states
     (:mod:`.subsumption`) unless *subsume* is false, and with the temperatures merged
     (:func:`.abstraction.settle`) unless *reduce* is false.  *step* is the successor
-    function (a test passes a wrong one, to show the cross-checks catch it)."""
+    function (a test passes a wrong one, to show the cross-checks catch it).  *phases*:
+    only these configurations (whole :func:`shift_classes`, for their part of the
+    answer); default every one."""
     began = time.perf_counter()
     m = machine(pcpu) if reduce else attrs.evolve(machine(pcpu), merge_cooling=False)
     lay = layout(m)
@@ -180,15 +208,15 @@ def explore(pcpu: TickPCPU, limits: Limits = Limits(),
     too_big = _check_fits(pcpu)
     if too_big:
         return result(UNKNOWN, reason=too_big)
-    count = _configuration_count(pcpu)
+    count = _configuration_count(pcpu) if phases is None else len(phases)
     if count > limits.states:  # each configuration has an initial state of its own
         return result(UNKNOWN, reason=f"{count:,} phase configurations exceed the state "
                                       f"limit {limits.states:,}")
-    for phases in configurations(pcpu):
-        for child, _ in start_states(m, phases):
+    for vector in configurations(pcpu) if phases is None else phases:
+        for child, _ in start_states(m, vector):
             key = lay.pack(child)
             if key not in states and keep(child, key, 0):
-                states[key], parents[key], initial[key] = 0, None, phases
+                states[key], parents[key], initial[key] = 0, None, vector
                 queue.append((0, key))
         if len(states) > limits.states:
             return result(UNKNOWN, reason=f"state limit {limits.states:,} reached while "
