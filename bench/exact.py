@@ -220,15 +220,34 @@ def main() -> None:
         part_classes(args)
 
 
-def recheck_targets(quick: bool) -> list[tuple[str, TickPCPU]]:
-    """The targets of :func:`part_cost` the search decides only since decision 275, drawn
-    from the same seeded sequence (the 5-vCPU row's draws are made and skipped)."""
-    count = 3 if quick else 8
+def seeded_rows(count: int) -> list[tuple[str, list[TickPCPU]]]:
+    """:func:`part_cost`'s drawn rows, *count* pCPUs each, in the order they are drawn from
+    ``random.Random(16)``: the one sequence every part reads its pCPUs from (the mixed
+    pCPUs are built, not drawn).  The 5-vCPU synchronous label is two rows', the target's
+    and the growth's; the first is the target."""
     rng = random.Random(16)
     u = Fraction(4, 5)
-    for _ in range(count):
-        draw(rng, 5, [10, 20, 30, 40, 60, 120], u, False)
-    eight = [draw(rng, 8, [25, 50, 70, 100, 175, 350], u, False) for _ in range(count)]
+    rows: list[tuple[str, int, list[int], bool]] = [
+        ("5 vCPUs, periods 10-120, synchronous", 5, [10, 20, 30, 40, 60, 120], False),
+        ("8 vCPUs, periods 25-350, synchronous", 8, [25, 50, 70, 100, 175, 350], False)]
+    rows += [(f"{n} vCPUs, periods 10-120, synchronous", n, [10, 20, 30, 40, 60, 120], False)
+             for n in range(2, 9)]
+    rows += [(f"{n} vCPUs, periods 10-40, every phase", n, [10, 20, 40], True) for n in (2, 3, 4)]
+    rows += [(f"3 vCPUs, periods 10 and {10 * r}, synchronous", 3, [10, 10 * r], False)
+             for r in (1, 3, 10, 30, 100)]
+    return [(label, [draw(rng, n, periods, u, every) for _ in range(count)])
+            for label, n, periods, every in rows]
+
+
+def _row(rows: list[tuple[str, list[TickPCPU]]], label: str) -> list[TickPCPU]:
+    """The pCPUs of the first of *rows* labelled *label*."""
+    return next(pcpus for text, pcpus in rows if text == label)
+
+
+def recheck_targets(quick: bool) -> list[tuple[str, TickPCPU]]:
+    """The targets of :func:`part_cost` the search decides only since decision 275: its
+    8-vCPU pCPUs (:func:`seeded_rows`) and the mixed pCPU with its 12 ms variant."""
+    eight = _row(seeded_rows(3 if quick else 8), "8 vCPUs, periods 25-350, synchronous")
     return ([(f"8 vCPUs, periods 25-350, #{k + 1}", p) for k, p in enumerate(eight)]
             + [("mixed 3,000-tick pCPU", mixed_pcpu()),
                ("the same, batch C_opt 12 ms", mixed_pcpu(12))])
@@ -288,18 +307,10 @@ def part_recheck(args: argparse.Namespace) -> None:
 
 
 def every_phase_targets() -> list[tuple[str, TickPCPU]]:
-    """The three 4-vCPU every-phase pCPUs of :func:`part_cost` with ``--quick`` (the same
-    seeded draws; the rows before them are drawn and skipped)."""
-    rng = random.Random(16)
-    u = Fraction(4, 5)
-    for n, periods in [(5, [10, 20, 30, 40, 60, 120])] * 3 + [(8, [25, 50, 70, 100, 175, 350])] * 3 \
-            + [(n, [10, 20, 30, 40, 60, 120]) for n in range(2, 9) for _ in range(3)]:
-        draw(rng, n, periods, u, False)
-    for n in (2, 3):
-        for _ in range(3):
-            draw(rng, n, [10, 20, 40], u, True)
-    return [(f"4 vCPUs, periods 10-40, every phase, #{k + 1}", draw(rng, 4, [10, 20, 40], u, True))
-            for k in range(3)]
+    """The three 4-vCPU every-phase pCPUs of :func:`part_cost` with ``--quick``
+    (:func:`seeded_rows`)."""
+    return [(f"4 vCPUs, periods 10-40, every phase, #{k + 1}", p) for k, p in
+            enumerate(_row(seeded_rows(3), "4 vCPUs, periods 10-40, every phase"))]
 
 
 def _class_part(task: tuple[TickPCPU, list[tuple[int, ...]], Limits]) -> tuple[str, int, float]:
@@ -344,26 +355,13 @@ def part_classes(args: argparse.Namespace) -> None:
 def part_cost(args: argparse.Namespace) -> None:
     limits = Limits(states=args.states, seconds=args.seconds)
     row = functools.partial(search_row, reduce=not args.unreduced)
-    count = 3 if args.quick else 8
-    rng = random.Random(16)
-    u = Fraction(4, 5)
-    targets = [
-        row("5 vCPUs, periods 10-120, synchronous", [
-            draw(rng, 5, [10, 20, 30, 40, 60, 120], u, False) for _ in range(count)], limits),
-        row("8 vCPUs, periods 25-350, synchronous", [
-            draw(rng, 8, [25, 50, 70, 100, 175, 350], u, False) for _ in range(count)], limits),
+    drawn = seeded_rows(3 if args.quick else 8)
+    targets = [row(label, pcpus, limits) for label, pcpus in drawn[:2]] + [
         row("mixed 3,000-tick pCPU (issue 16)", [mixed_pcpu()], limits),
         row("the same with batch C_opt 12 ms (EDF-VD rejects)", [mixed_pcpu(12)], limits),
     ]
     print(table("Issue 16's targets (search alone)", targets), "\n")
-    growth = [row(f"{n} vCPUs, periods 10-120, synchronous", [
-        draw(rng, n, [10, 20, 30, 40, 60, 120], u, False) for _ in range(count)], limits)
-        for n in range(2, 9)]
-    growth += [row(f"{n} vCPUs, periods 10-40, every phase", [
-        draw(rng, n, [10, 20, 40], u, True) for _ in range(count)], limits) for n in (2, 3, 4)]
-    growth += [row(f"3 vCPUs, periods 10 and {10 * r}, synchronous", [
-        draw(rng, 3, [10, 10 * r], u, False) for _ in range(count)], limits)
-        for r in (1, 3, 10, 30, 100)]
+    growth = [row(label, pcpus, limits) for label, pcpus in drawn[2:]]
     print(table("Growth with vCPUs, phases and the period ratio", growth))
     for c_opt in (10, 12):
         sums = UtilizationSums.of(VM("batch", Criticality.LO, 30 * MS, c_opt * MS).all_vcpus()
