@@ -38,17 +38,16 @@ compared with (``tests/proofs/test_exact_intervals.py``).
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import itertools
 import time
-from typing import Callable, Iterable, Iterator, Sequence
+from typing import Callable, Iterable, Sequence
 
 import attrs
 import z3
 
 from akita.model.exact.abstraction import FIELDS, Layout, canonical, covers, layout, members, \
     read_budget, settle
+from akita.model.exact.collector import paused
 from akita.model.exact.machine import NOBODY, Machine, machine
 from akita.model.exact.search import Outcome
 from akita.model.exact.tick import TickState, advance, arrive, current, ranks, start
@@ -585,7 +584,7 @@ def check_intervals(pcpu: TickPCPU, states: Iterable[bytes], *, step: Step = tic
     family two parts reach is stepped by both: the count is the sum of the parts', which
     depends on *parts* but not on the workers or on which finishes first.
 
-    Python's cyclic garbage collector is paused while it runs (:func:`_no_cycle_collection`).
+    Python's cyclic garbage collector is paused while it runs (:func:`akita.model.exact.collector.paused`).
     """
     keys = list(states)
     if parts <= 1:
@@ -606,7 +605,7 @@ Part = tuple[TickPCPU, Sequence[bytes], int, int, Step, CheckLimits, bool]
 def _part(task: Part) -> CertificateCheck:
     """One part of :func:`check_intervals` (a task for :func:`akita.parallel.run_tasks`),
     the collector paused."""
-    with _no_cycle_collection():
+    with paused():
         return _check_intervals(*task)
 
 
@@ -627,20 +626,6 @@ def _joined(answers: Sequence[CertificateCheck], states: int, limits: CheckLimit
     return CertificateCheck(True, True, states, count, seconds,
                             f"closed under the tick step and miss-free: {states:,} states, "
                             f"{count:,} families of members stepped in {len(answers)} parts")
-
-
-@contextlib.contextmanager
-def _no_cycle_collection() -> Iterator[None]:
-    """Python's cyclic garbage collector paused (restored as it was on leaving): the
-    re-check keeps a million or so families alive and makes no reference cycles, yet
-    each full collection would walk them all (decision 360)."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def _check_intervals(pcpu: TickPCPU, keys: Sequence[bytes], part: int, parts: int, step: Step,

@@ -44,6 +44,7 @@ import attrs
 
 from ..smt.pcpu import TickPCPU
 from .abstraction import Layout, layout
+from .collector import paused
 from .events import MISS, Step, start_states, successors
 from .limits import Limits
 from .machine import Machine, machine
@@ -170,6 +171,7 @@ def _check_fits(pcpu: TickPCPU) -> str | None:
     return None
 
 
+@paused()
 def explore(pcpu: TickPCPU, limits: Limits = Limits(),
             step: Callable[[Machine, tuple[int, ...]], Iterator[Step]] = successors,
             subsume: bool = True, reduce: bool = True,
@@ -180,7 +182,13 @@ def explore(pcpu: TickPCPU, limits: Limits = Limits(),
     (:func:`.abstraction.settle`) unless *reduce* is false.  *step* is the successor
     function (a test passes a wrong one, to show the cross-checks catch it).  *phases*:
     only these configurations (whole :func:`shift_classes`, for their part of the
-    answer); default every one."""
+    answer); default every one.
+
+    The queue is one bucket of states per instant (every step moves time on, so a
+    bucket is complete before it is expanded: Dial's form of Dijkstra's algorithm), and
+    a bucket is expanded in the order of its packed states -- the order a heap of
+    ``(instant, state)`` pops, so the states, parents and counterexample are the same
+    (decision 369).  The garbage collector is paused (:mod:`.collector`)."""
     began = time.perf_counter()
     m = machine(pcpu) if reduce else attrs.evolve(machine(pcpu), merge_cooling=False)
     lay = layout(m)
@@ -189,7 +197,8 @@ def explore(pcpu: TickPCPU, limits: Limits = Limits(),
     initial: dict[bytes, tuple[int, ...]] = {}
     dropped: set[bytes] = set()
     chains = Antichains()
-    queue: list[tuple[int, bytes]] = []
+    buckets: dict[int, list[bytes]] = {0: []}  # the states to expand, by instant
+    instants = [0]  # a heap of the instants in *buckets*
     transitions = 0
 
     def result(status: str, miss: tuple[int, bytes] | None = None,
@@ -217,40 +226,46 @@ def explore(pcpu: TickPCPU, limits: Limits = Limits(),
             key = lay.pack(child)
             if key not in states and keep(child, key, 0):
                 states[key], parents[key], initial[key] = 0, None, vector
-                queue.append((0, key))
+                buckets[0].append(key)
         if len(states) > limits.states:
             return result(UNKNOWN, reason=f"state limit {limits.states:,} reached while "
                                            "enumerating the initial phases")
-    heapq.heapify(queue)
     best: tuple[int, bytes] | None = None
     pops = 0
-    while queue:
-        t, key = heapq.heappop(queue)
-        pops += 1
+    pack, unpack = lay.codec.pack, lay.codec.unpack
+    while instants:
+        t = heapq.heappop(instants)
         if best is not None and t >= best[0]:
             break
-        if states[key] != t or key in dropped:
-            continue
-        for child, ticks, _ in step(m, lay.unpack(key)):
-            transitions += 1
-            at = t + ticks
-            if child is MISS:
-                if best is None or at < best[0]:
-                    best = (at, key)
+        for key in sorted(buckets.pop(t)):  # (instant, state) order, as one heap would pop
+            pops += 1
+            if states[key] != t or key in dropped:
                 continue
-            packed = lay.pack(child)
-            seen = states.get(packed)
-            if (seen is None or at < seen) and keep(child, packed, at):
-                states[packed], parents[packed] = at, key
-                dropped.discard(packed)
-                heapq.heappush(queue, (at, packed))
-        if pops & 0x3FF == 0 or len(states) > limits.states:
-            if len(states) > limits.states:
-                return result(UNKNOWN, reason=f"state limit {limits.states:,} reached "
-                                              f"(instant {t} of the search)")
-            if time.perf_counter() - began > limits.seconds:
-                return result(UNKNOWN, reason=f"wall-clock guard {limits.seconds:g} s reached with "
-                                              f"{len(states):,} states (instant {t})")
+            for child, ticks, _ in step(m, unpack(key)):
+                transitions += 1
+                at = t + ticks
+                if child is MISS:
+                    if best is None or at < best[0]:
+                        best = (at, key)
+                    continue
+                packed = pack(*child)
+                seen = states.get(packed)
+                if (seen is None or at < seen) and keep(child, packed, at):
+                    states[packed], parents[packed] = at, key
+                    dropped.discard(packed)
+                    later = buckets.get(at)
+                    if later is None:
+                        buckets[at] = [packed]
+                        heapq.heappush(instants, at)
+                    else:
+                        later.append(packed)
+            if pops & 0x3FF == 0 or len(states) > limits.states:
+                if len(states) > limits.states:
+                    return result(UNKNOWN, reason=f"state limit {limits.states:,} reached "
+                                                  f"(instant {t} of the search)")
+                if time.perf_counter() - began > limits.seconds:
+                    return result(UNKNOWN, reason=f"wall-clock guard {limits.seconds:g} s reached "
+                                                  f"with {len(states):,} states (instant {t})")
     if best is not None:
         return result(UNSAFE, miss=best)
     return result(SAFE)
