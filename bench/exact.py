@@ -20,7 +20,9 @@ docs/admission.rst:
 * **classes** (``--part classes``) -- the three 4-vCPU every-phase pCPUs searched whole,
   then split by shift class (:func:`akita.model.exact.search.shift_classes`: no state is
   reached from two classes) into ``--parts`` runs searched side by side on a local Dask
-  cluster: each part's answer, states and CPU seconds, and the split's wall seconds;
+  cluster and joined (:func:`akita.model.exact.split.decide_split`; the joined
+  certificate must be the whole search's): each part's answer, states and search
+  seconds, the joined answer, and the split's wall seconds;
 * **pcpus** (``--part pcpus``) -- the pCPUs first fit needs under ``edf-vd`` and under
   ``exact`` on the Fig. 8/9 host (``examples/fig8.toml``, every phase) and on a generated
   host of 1,000 VMs drawn from Table 1's types (``random.Random(16)``, each type equally
@@ -313,24 +315,17 @@ def every_phase_targets() -> list[tuple[str, TickPCPU]]:
             enumerate(_row(seeded_rows(3), "4 vCPUs, periods 10-40, every phase"))]
 
 
-def _class_part(task: tuple[TickPCPU, list[tuple[int, ...]], Limits]) -> tuple[str, int, float]:
-    """One part of :func:`part_classes` (a Dask task): its answer, states and CPU seconds."""
-    pcpu, phases, limits = task
-    cpu = time.process_time()
-    reached = explore(pcpu, limits, phases=phases)
-    return reached.status, len(reached.states), time.process_time() - cpu
-
-
 def part_classes(args: argparse.Namespace) -> None:
-    """The every-phase search whole, then split by shift class
-    (:func:`akita.model.exact.search.shift_classes`) into ``--parts`` runs of classes
-    searched side by side on a local Dask cluster (:func:`akita.parallel.run_tasks`)."""
-    from akita.parallel import run_tasks
+    """The every-phase search whole, then split by shift class and joined
+    (:func:`akita.model.exact.split.decide_split`: ``--parts`` runs of classes searched
+    side by side on a local Dask cluster of ``--workers``)."""
+    from akita.model.exact.split import PARTS as SPLIT_PARTS, decide_split
 
     limits = Limits(states=args.states, seconds=math.inf)
-    parts = args.parts or 2
-    print("| pCPU | classes | whole: answer, states, CPU s | split: answers | states "
-          "per part | CPU s per part | split wall s | load |\n|---|---|---|---|---|---|---|---|")
+    parts = args.parts or SPLIT_PARTS
+    print("| pCPU | classes | whole: answer, states, CPU s | split: answers, joined | states "
+          "per part | search s per part | split wall s | load |\n"
+          "|---|---|---|---|---|---|---|---|")
     for label, pcpu in every_phase_targets():
         if args.only and not any(text in label for text in args.only):
             continue
@@ -338,17 +333,15 @@ def part_classes(args: argparse.Namespace) -> None:
         whole = explore(pcpu, limits)
         whole_cpu = time.process_time() - cpu
         wall = time.perf_counter()
-        classes = shift_classes(pcpu)
-        runs = [[v for c in classes[k * len(classes) // parts:(k + 1) * len(classes) // parts]
-                 for v in c] for k in range(parts)]
-        answers: list[tuple[str, int, float]] = [("", 0, 0.0)] * parts
-        run_tasks(_class_part, [(pcpu, run, limits) for run in runs], answers.__setitem__,
-                  workers=args.workers, name="akita-classes")
+        joined, answers = decide_split(pcpu, limits, args.workers, parts)
         wall = time.perf_counter() - wall
-        print(f"| {label} | {len(classes):,} | {whole.status}, {len(whole.states):,}, "
-              f"{whole_cpu:.1f} | {', '.join(a[0] for a in answers)} | "
-              f"{' + '.join(f'{a[1]:,}' for a in answers)} = {sum(a[1] for a in answers):,} | "
-              f"{', '.join(f'{a[2]:.1f}' for a in answers)} | {wall:.1f} | "
+        if joined.status == "SAFE" and joined.states != whole.states:
+            raise SystemExit(f"{label}: the joined certificate is not the whole search's")
+        print(f"| {label} | {len(shift_classes(pcpu)):,} | {whole.status}, "
+              f"{len(whole.states):,}, {whole_cpu:.1f} | "
+              f"{', '.join(a.status for a in answers)}; {joined.status} | "
+              f"{' + '.join(f'{a.kept:,}' for a in answers)} = {joined.kept:,} | "
+              f"{', '.join(f'{a.seconds:.1f}' for a in answers)} | {wall:.1f} | "
               f"{os.getloadavg()[0]:.1f} |", flush=True)
 
 
