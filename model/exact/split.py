@@ -35,7 +35,7 @@ from typing import Sequence
 
 import attrs
 
-from akita.parallel import run_tasks
+from akita.parallel import run_of, run_tasks
 
 from ..smt.pcpu import TickPCPU
 from .counterexample import Counterexample, counterexample
@@ -68,10 +68,9 @@ class Part:
 
 def runs(pcpu: TickPCPU, parts: int = PARTS) -> list[list[tuple[int, ...]]]:
     """The phase vectors of *pcpu*'s shift classes dealt into *parts* runs of whole classes
-    (in the order of the classes' keys, cut into runs of nearly equal length)."""
+    (in the order of the classes' keys, :func:`akita.parallel.run_of`)."""
     classes = shift_classes(pcpu)
-    return [[v for c in classes[k * len(classes) // parts:(k + 1) * len(classes) // parts]
-             for v in c] for k in range(parts)]
+    return [[v for c in run_of(classes, k, parts) for v in c] for k in range(parts)]
 
 
 def search_part(task: tuple[TickPCPU, Sequence[tuple[int, ...]], Limits]) -> Part:

@@ -36,7 +36,7 @@ from typing import Any, Callable, Iterator, Sequence, TypeVar
 
 from akita.model import ModelError, ParameterError
 
-__all__ = ["default_workers", "run_tasks", "dask_setup", "LOCAL_CONFIG"]
+__all__ = ["default_workers", "run_of", "run_tasks", "dask_setup", "LOCAL_CONFIG"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -50,6 +50,14 @@ _ADDRESS = re.compile(r"(?:tcp|tls|ws|wss|ucx)://[^\s/]+:[0-9]{1,5}")
 #: which the caller handles: each preloads this module (:func:`dask_setup`).
 LOCAL_CONFIG = {"distributed.worker.profile.enabled": False,
                 "distributed.worker.preload": ["akita.parallel"]}
+
+
+def run_of(items: Sequence[T], part: int, parts: int) -> Sequence[T]:
+    """Run *part* of *items* cut, in their order, into *parts* runs of (nearly) equal
+    length: the runs together are *items*, each item in exactly one.  How work is dealt
+    into parts whose answers are joined in the parts' order (the re-check's certificate
+    states, the split search's shift classes)."""
+    return items[part * len(items) // parts:(part + 1) * len(items) // parts]
 
 
 def default_workers() -> int:
